@@ -1,0 +1,35 @@
+# Two commands do all set-up on a fresh machine: `make run` and `make test`.
+# Both create the virtualenv .venv and install the project with pinned versions first.
+
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+ARGS ?=
+
+.PHONY: run test lint bench install clean
+
+$(BIN)/.installed: pyproject.toml constraints.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet --constraint constraints.txt --editable '.[dev]'
+	touch $@
+
+install: $(BIN)/.installed
+
+run: $(BIN)/.installed
+	$(BIN)/patrician simulate --games 200 --seats 4 --edition towers $(ARGS)
+
+test: $(BIN)/.installed
+	$(BIN)/pytest -n 2 $(ARGS)
+
+lint: $(BIN)/.installed
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+	$(BIN)/lint-imports
+
+bench: $(BIN)/.installed
+	$(BIN)/python bench/playouts.py
+
+clean:
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis

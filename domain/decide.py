@@ -1,0 +1,429 @@
+"""`decide`: judge a seat's command and say what happens, down to the next decision.
+
+A command is accepted exactly when `legal_commands` lists it; a refused command raises
+`IllegalCommand` naming the ruling and changes nothing. After an accepted command the automatic
+steps follow (scoring, refill, the Architetto, the next turn, the end) until the game waits for
+somebody's decision again, and all of it comes out as events.
+
+A turn is a fixed sequence of steps per edition (towers: R10-R18, classic: R38); each step
+either waits for a decision (`StepStarted`), happens by itself, or is passed (R44).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from domain.board import Board
+from domain.commands import (
+    ChooseArchitettoSite,
+    Command,
+    MoveFloor,
+    PlaceFloor,
+    PlaceTradeRoute,
+    PlayCard,
+    Skip,
+    TakeCard,
+)
+from domain.errors import IllegalCommand
+from domain.events import (
+    ArchitettoRevealed,
+    CardPlayed,
+    CardRevealed,
+    CardTaken,
+    Event,
+    FloorMoved,
+    FloorPlaced,
+    Part,
+    SeedRevealed,
+    StepSkipped,
+    StepStarted,
+    TradeRoutePlaced,
+    TurnStarted,
+)
+from domain.evolve import evolve
+from domain.legal import legal_commands, moves, take_cities, trade_routes
+from domain.scoring import city_scoring, final_scores, would_hold
+from domain.state import State
+
+
+class _Run:
+    """The events decided so far, and the state they lead to."""
+
+    __slots__ = ("events", "state")
+
+    def __init__(self, state: State) -> None:
+        self.state = state
+        self.events: list[Event] = []
+
+    def emit(self, event: Event) -> None:
+        self.events.append(event)
+        self.state = evolve(self.state, event)
+
+
+def play(state: State, seat: int, command: Command) -> tuple[list[Event], State]:
+    """Decide `command` for `seat` and return the events with the state they lead to."""
+    pending = state.pending
+    if pending is None:
+        if state.phase == "over":
+            raise IllegalCommand("game_over", "R19", "the game is over")
+        raise IllegalCommand("game_not_started", "R7", "the game has not started")
+    if pending.seat != seat:
+        raise IllegalCommand(
+            "not_your_decision",
+            "R44",
+            f"seat {pending.seat} decides now ({pending.step}), not seat {seat}",
+        )
+    if isinstance(command, PlaceTradeRoute):
+        command = _canonical_route(state.board, command)
+    if command not in legal_commands(state, seat):
+        raise _why_refused(state, command)
+    run = _Run(state)
+    match command:
+        case PlayCard(card=card):
+            run.emit(CardPlayed(seat, card))
+            _proceed(run, "play")
+        case PlaceFloor(site=site):
+            city = _built_city(run.state)
+            run.emit(FloorPlaced(seat, state.board.cities[city], site))
+            _score_if_full(run, city)
+            _proceed(run, "play")
+        case TakeCard(city=name):
+            taken = state.face_up[state.board.city_index[name]]
+            assert taken is not None
+            run.emit(CardTaken(seat, name, taken))
+            _proceed(run, "take")
+        case MoveFloor(city=name, from_site=site):
+            run.emit(FloorMoved(seat, name, site))
+            _proceed(run, "move")
+        case PlaceTradeRoute(cities=cities, side=side):
+            run.emit(TradeRoutePlaced(seat, cities, side))
+            _proceed(run, "trade")
+        case ChooseArchitettoSite(site=site):
+            work = state.architetto
+            assert work is not None
+            city = state.board.cards[work.card].city
+            run.emit(FloorPlaced(state.board.seats, state.board.cities[city], site))
+            _score_if_full(run, city)
+            if not _architetto(run, final=work.source == "hidden"):
+                _proceed(run, "architetto")
+        case Skip():
+            run.emit(StepSkipped(seat, pending.step))
+            _proceed(run, "move" if pending.step == "move_floor" else "trade")
+    return run.events, run.state
+
+
+def decide(state: State, seat: int, command: Command) -> list[Event]:
+    """The events that follow from `seat` sending `command`; raises `IllegalCommand`."""
+    return play(state, seat, command)[0]
+
+
+# --- the sequence of steps ----------------------------------------------------------------
+
+
+def _built_city(state: State) -> int:
+    turn = state.turn
+    assert turn is not None and turn.card is not None
+    return state.board.cards[turn.card].city
+
+
+def _score_if_full(run: _Run, city: int) -> None:
+    """R13: a city is scored the moment it holds its floor count."""
+    state = run.state
+    if state.winners[city] is None and state.city_floors(city) == state.board.capacity[city]:
+        run.emit(city_scoring(state, city))
+
+
+def _place(run: _Run) -> bool:
+    """R11, R41: one decision per crest while the seat has floors and the city has room."""
+    state = run.state
+    turn = state.turn
+    assert turn is not None and turn.card is not None
+    card = state.board.cards[turn.card]
+    if turn.placed < card.crests and state.supply[turn.seat] > 0 and not state.city_full(card.city):
+        run.emit(StepStarted(turn.seat, "place_floor"))
+        return True
+    return False
+
+
+def _take(run: _Run) -> bool:
+    """R14: passed only when no face-up card is left on the board."""
+    state = run.state
+    assert state.turn is not None
+    if any(card is not None for card in state.face_up):
+        run.emit(StepStarted(state.turn.seat, "take_card"))
+        return True
+    return False
+
+
+def _move(run: _Run) -> bool:
+    """R15: only after a card with the move symbol, and only if some city qualifies."""
+    state = run.state
+    turn = state.turn
+    assert turn is not None and turn.card is not None
+    if state.board.cards[turn.card].move and moves(state):
+        run.emit(StepStarted(turn.seat, "move_floor"))
+        return True
+    return False
+
+
+def _refill(run: _Run) -> bool:
+    """R16: the top of the draw pile onto the city whose card was taken."""
+    state = run.state
+    turn = state.turn
+    assert turn is not None
+    if turn.taken_from is not None and state.draw:
+        run.emit(CardRevealed(state.board.cities[turn.taken_from], state.draw[0]))
+    return False
+
+
+def _trade(run: _Run) -> bool:
+    """R17, R30: after a star card, if the module is on and a placement is possible."""
+    state = run.state
+    turn = state.turn
+    assert turn is not None and turn.card is not None
+    if state.board.trade_routes and state.board.cards[turn.card].star and trade_routes(state):
+        run.emit(StepStarted(turn.seat, "trade_route"))
+        return True
+    return False
+
+
+def _architetto_step(run: _Run) -> bool:
+    return run.state.board.architetto and _architetto(run, final=False)
+
+
+def _end_turn(run: _Run) -> bool:
+    """R19: the next seat with cards in hand; with none left, R24 and the final scoring."""
+    state = run.state
+    assert state.turn is not None
+    seats = state.board.seats
+    last = state.turn.seat
+    for k in range(1, seats + 1):
+        seat = (last + k) % seats
+        if state.hands[seat]:
+            run.emit(TurnStarted(seat))
+            return True
+    if state.board.architetto and _architetto(run, final=True):
+        return True
+    run.emit(final_scores(run.state))
+    run.emit(SeedRevealed(run.state.server_seed))
+    return True
+
+
+def _played(run: _Run) -> bool:
+    return False
+
+
+_Stage = Callable[[_Run], bool]
+_TOWERS: tuple[tuple[str, _Stage], ...] = (
+    ("play", _played),
+    ("place", _place),
+    ("take", _take),
+    ("move", _move),
+    ("refill", _refill),
+    ("trade", _trade),
+    ("architetto", _architetto_step),
+    ("end", _end_turn),
+)
+_CLASSIC: tuple[tuple[str, _Stage], ...] = (  # R38
+    ("play", _played),
+    ("place", _place),
+    ("move", _move),
+    ("take", _take),
+    ("refill", _refill),
+    ("end", _end_turn),
+)
+
+
+def _proceed(run: _Run, done: str) -> None:
+    """Run the steps after `done` until one waits for a decision. A placed floor resumes
+    after "play", since placing repeats while crests are left (R11)."""
+    stages = _TOWERS if run.state.board.edition == "towers" else _CLASSIC
+    start = next(i for i, (name, _) in enumerate(stages) if name == done) + 1
+    for _, stage in stages[start:]:
+        if stage(run):
+            return
+
+
+# --- the Architetto (R20-R24) -------------------------------------------------------------
+
+
+def architetto_site(state: State, city: int) -> int | None:
+    """R21: the site of the Architetto's next floor, or None where the seat chooses (R21b)."""
+    first, second = state.towers[2 * city], state.towers[2 * city + 1]
+    if len(first) + len(second) + 1 == state.board.capacity[city]:  # R21a = R12
+        if not first:
+            return 0
+        if not second:
+            return 1
+    if len(first) == len(second):
+        return None
+    arch = state.board.seats
+    holds = (would_hold(first, arch), would_hold(second, arch))
+    if holds[0] and holds[1]:
+        return 0 if len(first) > len(second) else 1
+    if holds[0] != holds[1]:
+        return 0 if holds[0] else 1
+    return 0 if len(first) < len(second) else 1
+
+
+def _architetto(run: _Run, *, final: bool) -> bool:
+    """Reveal and build cards for the Architetto until one needs a seat's choice (True) or
+    nothing is left to build (False). During the game it builds after a two-crest card while
+    the draw pile lasts, chaining on two crests (R20); at the end, its hidden cards (R24)."""
+    source: Part = "hidden" if final else "draw"
+    state = run.state
+    work = state.architetto
+    if work is None or work.source != source:  # nothing revealed yet in this phase
+        turn = state.turn
+        assert turn is not None and turn.card is not None
+        if not final and state.board.cards[turn.card].crests != 2:
+            return False
+        if not _reveal(run, source, chooser=turn.seat):
+            return False
+    while True:
+        if _architetto_floors(run):
+            return True
+        work = run.state.architetto
+        assert work is not None
+        if not final and run.state.board.cards[work.card].crests != 2:
+            return False
+        if not _reveal(run, source, chooser=work.chooser):
+            return False
+
+
+def _reveal(run: _Run, source: Part, chooser: int) -> bool:
+    pile = run.state.hidden if source == "hidden" else run.state.draw
+    if not pile:
+        return False
+    run.emit(ArchitettoRevealed(pile[0], source, chooser))
+    return True
+
+
+def _architetto_floors(run: _Run) -> bool:
+    """R21: place the revealed card's floors; True when a seat must choose a site."""
+    while True:
+        state = run.state
+        work = state.architetto
+        assert work is not None
+        card = state.board.cards[work.card]
+        arch = state.board.seats
+        if work.placed >= card.crests or state.supply[arch] == 0 or state.city_full(card.city):
+            return False
+        site = architetto_site(state, card.city)
+        if site is None:
+            run.emit(StepStarted(work.chooser, "architetto_site"))
+            return True
+        run.emit(FloorPlaced(arch, state.board.cities[card.city], 0 if site == 0 else 1))
+        _score_if_full(run, card.city)
+
+
+# --- why a command is refused -------------------------------------------------------------
+
+
+def _canonical_route(board: Board, command: PlaceTradeRoute) -> PlaceTradeRoute:
+    """A signpost is an unordered pair (R47): name its cities in board order."""
+    a, b = command.cities
+    ia, ib = board.city_index.get(a, -1), board.city_index.get(b, -1)
+    return PlaceTradeRoute((b, a), command.side) if ib < ia else command
+
+
+_STEP_OF: dict[type, str] = {
+    PlayCard: "play_card",
+    PlaceFloor: "place_floor",
+    TakeCard: "take_card",
+    MoveFloor: "move_floor",
+    PlaceTradeRoute: "trade_route",
+    ChooseArchitettoSite: "architetto_site",
+}
+
+
+def _why_refused(state: State, command: Command) -> IllegalCommand:
+    pending = state.pending
+    assert pending is not None
+    step = _STEP_OF.get(type(command))
+    if step is None:  # skip
+        return IllegalCommand(
+            "step_not_optional",
+            "R44",
+            f"{pending.step} cannot be skipped; only the move and the trade route are optional",
+        )
+    if step != pending.step:
+        return IllegalCommand("wrong_step", "R44", f"the game waits for {pending.step}, not {step}")
+    board = state.board
+    match command:
+        case PlayCard(card=card):
+            return IllegalCommand("card_not_in_hand", "R10", f"card {card} is not in your hand")
+        case PlaceFloor(site=site):
+            if site not in (0, 1):
+                return IllegalCommand("unknown_site", "R11", f"site {site} is not 0 or 1")
+            return IllegalCommand(
+                "last_floor_must_fill_empty_site",
+                "R12",
+                "the city's last floor must go on its empty site",
+            )
+        case TakeCard(city=name):
+            city = board.city_index.get(name)
+            if city is None:
+                return _unknown_city(board, name)
+            if state.face_up[city] is None:
+                return IllegalCommand("no_face_up_card", "R14", f"{name} has no face-up card")
+            built = board.cities[_built_city(state)]
+            allowed = ", ".join(option.city for option in take_cities(state))
+            return IllegalCommand(
+                "must_take_built_city",
+                "R14",
+                f"take the face-up card of {built}, the city you built in (allowed: {allowed})",
+            )
+        case MoveFloor(city=name, from_site=site):
+            city = board.city_index.get(name)
+            if city is None:
+                return _unknown_city(board, name)
+            if city == _built_city(state):
+                return IllegalCommand(
+                    "move_in_built_city", "R15", f"you built in {name} this turn; move elsewhere"
+                )
+            if state.winners[city] is not None:
+                return IllegalCommand("city_already_scored", "R15", f"{name} is already scored")
+            if site not in (0, 1):
+                return IllegalCommand("unknown_site", "R15", f"site {site} is not 0 or 1")
+            seat = pending.seat
+            if seat not in state.towers[2 * city] and seat not in state.towers[2 * city + 1]:
+                return IllegalCommand(
+                    "no_floor_owned", "R15", f"you own no floor in {name}, so you cannot move there"
+                )
+            return IllegalCommand("site_empty", "R46", f"site {site} of {name} is empty")
+        case PlaceTradeRoute(cities=(a, b)):
+            for name in (a, b):
+                if name not in board.city_index:
+                    return _unknown_city(board, name)
+            if command.side not in ("trader", "bandit"):
+                return IllegalCommand("unknown_side", "R30", "a marker is a trader or a bandit")
+            return _route_refusal(state, board.city_index[a], board.city_index[b])
+        case _:
+            return IllegalCommand("unknown_site", "R21", "choose site 0 or 1")
+
+
+def _unknown_city(board: Board, name: str) -> IllegalCommand:
+    return IllegalCommand(
+        "unknown_city", "R2", f"{name!r} is not a city of this board ({', '.join(board.cities)})"
+    )
+
+
+def _route_refusal(state: State, a: int, b: int) -> IllegalCommand:
+    pair = (min(a, b), max(a, b))
+    names = f"{state.board.cities[pair[0]]}-{state.board.cities[pair[1]]}"
+    turn = state.turn
+    assert turn is not None and turn.card is not None
+    if state.markers_left[turn.seat] == 0:
+        return IllegalCommand("no_markers_left", "R31", "you have no trade route marker left")
+    if pair not in state.board.signposts:
+        return IllegalCommand("no_such_signpost", "R30", f"there is no signpost {names}")
+    if any((marker.a, marker.b) == pair for marker in state.markers):
+        return IllegalCommand("signpost_taken", "R30", f"signpost {names} already has a marker")
+    if state.board.cards[turn.card].city in pair:
+        return IllegalCommand(
+            "played_city_on_route", "R30", "neither city may be the played card's city"
+        )
+    return IllegalCommand(
+        "city_marker_limit", "R30", f"a city of {names} already has two markers pointing to it"
+    )

@@ -1,0 +1,237 @@
+"""The facts of a game, in past tense, as tagged, frozen msgspec Structs.
+
+Events carry the outcome of randomness (which card was revealed), so replaying a log never
+re-rolls. Each event is public, private to one seat, or for the server only (`visibility`);
+the one redaction function of `domain.redaction` reads it on every outbound path.
+
+Stability: tags never change, new fields get defaults, a field never changes type.
+In events a "seat" may be the Architetto, whose number is the seat count (R22).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+from domain.commands import Side, Site
+from domain.gamedata import GameData
+
+Step = Literal[
+    "play_card", "place_floor", "take_card", "move_floor", "trade_route", "architetto_site"
+]
+Edition = Literal["towers", "classic"]
+Module = Literal["trade_routes", "delegates"]
+Part = Literal["draw", "hidden"]
+
+
+class _Event(msgspec.Struct, frozen=True, gc=False, tag_field="type", forbid_unknown_fields=True):
+    pass
+
+
+# --- creation and setup -------------------------------------------------------------------
+
+
+class GameCreated(_Event, tag="game_created", frozen=True):
+    """R1, R40: the options, the card data (R50) and the seed commitment, fixed for good."""
+
+    rules_version: int
+    edition: Edition
+    seats: int
+    modules: tuple[Module, ...]
+    seed_commitment: str
+    shuffle_algorithm: str
+    game_data: GameData
+
+
+class SeedSealed(_Event, tag="seed_sealed", frozen=True):
+    """The server's secret seed, kept with the game and published only at its end (R40, R42)."""
+
+    server_seed: str
+
+
+class SeatJoined(_Event, tag="seat_joined", frozen=True):
+    """A player took a place at the table, adding entropy to the shuffle (R40)."""
+
+    player: str
+    entropy: str
+
+
+class GameStarted(_Event, tag="game_started", frozen=True):
+    """R7: the table is full; `seat_players[seat]` is the join index of the seat's player."""
+
+    seat_players: tuple[int, ...]
+
+
+class HandDealt(_Event, tag="hand_dealt", frozen=True):
+    """R6: a seat's three star cards; private to that seat."""
+
+    seat: int
+    cards: tuple[str, ...]
+
+
+class DrawPileStacked(_Event, tag="draw_pile_stacked", frozen=True):
+    """R6: the draw pile, top first (R50); for the server only."""
+
+    cards: tuple[str, ...]
+
+
+class ArchitettoCardsSetAside(_Event, tag="architetto_cards_set_aside", frozen=True):
+    """R6, R20: the Architetto's three hidden cards, in the order set aside; server only."""
+
+    cards: tuple[str, ...]
+
+
+class FaceUpDealt(_Event, tag="face_up_dealt", frozen=True):
+    """R6: one card face up on each city, in board order, from the top of the draw pile."""
+
+    cards: tuple[str, ...]
+
+
+# --- the turn -----------------------------------------------------------------------------
+
+
+class TurnStarted(_Event, tag="turn_started", frozen=True):
+    """R19: the seat is to play a card."""
+
+    seat: int
+
+
+class StepStarted(_Event, tag="step_started", frozen=True):
+    """The game waits for `seat` to make a decision of kind `step` (R44)."""
+
+    seat: int
+    step: Step
+
+
+class CardPlayed(_Event, tag="card_played", frozen=True):
+    """R10."""
+
+    seat: int
+    card: str
+
+
+class FloorPlaced(_Event, tag="floor_placed", frozen=True):
+    """R11, R21: a floor on top of a site; `seat` may be the Architetto."""
+
+    seat: int
+    city: str
+    site: Site
+
+
+class CityScored(_Event, tag="city_scored", frozen=True):
+    """R13, R32: the taller tower's winner took the high token, the shorter's the low one;
+    each of them also gained `bonus` from the trade routes pointing to the city."""
+
+    city: str
+    high_seat: int
+    high_token: int
+    low_seat: int
+    low_token: int
+    bonus: int = 0
+
+
+class CardTaken(_Event, tag="card_taken", frozen=True):
+    """R14: a face-up card went to the seat's hand."""
+
+    seat: int
+    city: str
+    card: str
+
+
+class FloorMoved(_Event, tag="floor_moved", frozen=True):
+    """R15, R46: the top floor of `from_site` went onto the other site."""
+
+    seat: int
+    city: str
+    from_site: Site
+
+
+class StepSkipped(_Event, tag="step_skipped", frozen=True):
+    """The seat declined an optional step (R15, R30)."""
+
+    seat: int
+    step: Step
+
+
+class CardRevealed(_Event, tag="card_revealed", frozen=True):
+    """R16: the top card of the draw pile went face up on the city."""
+
+    city: str
+    card: str
+
+
+class TradeRoutePlaced(_Event, tag="trade_route_placed", frozen=True):
+    """R30: a marker on the signpost between two cities."""
+
+    seat: int
+    cities: tuple[str, str]
+    side: Side
+
+
+class ArchitettoRevealed(_Event, tag="architetto_revealed", frozen=True):
+    """R20, R24: the Architetto revealed a card from the draw pile or its hidden cards and
+    will build its crests; the card goes on its discard pile."""
+
+    card: str
+    source: Part
+    chooser: int
+
+
+# --- the end ------------------------------------------------------------------------------
+
+
+class SeatScore(msgspec.Struct, frozen=True, gc=False, forbid_unknown_fields=True):
+    """R36: a final score and its parts; `seat` may be the Architetto."""
+
+    seat: int
+    tokens: int
+    portraits: int
+    trade_bonus: int
+    delegates: int
+    total: int
+    floors_on_board: int
+    delegate_cards: tuple[str, ...] = ()
+
+
+class GameEnded(_Event, tag="game_ended", frozen=True):
+    """R36, R37, R49: final scores and the winners (several on a shared win)."""
+
+    scores: tuple[SeatScore, ...]
+    winners: tuple[int, ...]
+    architetto_won: bool = False
+
+
+class SeedRevealed(_Event, tag="seed_revealed", frozen=True):
+    """R40: the server seed, published at the end so that anyone can re-derive the deal."""
+
+    server_seed: str
+
+
+Event = (
+    FloorPlaced
+    | StepStarted
+    | CardPlayed
+    | CardTaken
+    | CardRevealed
+    | TurnStarted
+    | CityScored
+    | FloorMoved
+    | StepSkipped
+    | TradeRoutePlaced
+    | ArchitettoRevealed
+    | GameCreated
+    | SeedSealed
+    | SeatJoined
+    | GameStarted
+    | HandDealt
+    | DrawPileStacked
+    | ArchitettoCardsSetAside
+    | FaceUpDealt
+    | GameEnded
+    | SeedRevealed
+)
+
+event_decoder = msgspec.json.Decoder(Event)
+events_decoder = msgspec.json.Decoder(list[Event])
+encoder = msgspec.json.Encoder()

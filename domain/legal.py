@@ -1,0 +1,114 @@
+"""The options of each decision, complete and in a stable order.
+
+`legal_commands` lists them for the seat that decides; `decide` accepts a command exactly when
+it is among them, so the two can never disagree. The order: cards by id, cities in board
+order, site 0 before 1, Trader before Bandit, `skip` last.
+"""
+
+from __future__ import annotations
+
+from domain.commands import (
+    ChooseArchitettoSite,
+    Command,
+    MoveFloor,
+    PlaceFloor,
+    PlaceTradeRoute,
+    PlayCard,
+    Site,
+    Skip,
+    TakeCard,
+)
+from domain.state import State
+
+SITES: tuple[Site, Site] = (0, 1)
+SKIP = Skip()
+_PLACE = (PlaceFloor(0), PlaceFloor(1))
+_CHOOSE = [ChooseArchitettoSite(0), ChooseArchitettoSite(1)]
+
+
+def place_sites(state: State, city: int) -> tuple[PlaceFloor, ...]:
+    """R11, R12: either site, unless this floor is the city's last and a site is empty."""
+    first, second = state.towers[2 * city], state.towers[2 * city + 1]
+    if len(first) + len(second) + 1 == state.board.capacity[city]:
+        if not first:
+            return _PLACE[:1]
+        if not second:
+            return _PLACE[1:]
+    return _PLACE
+
+
+def take_cities(state: State) -> list[TakeCard]:
+    """R14: the built city's face-up card, or any face-up card if it has none or the played
+    card shows "take any"."""
+    turn = state.turn
+    assert turn is not None and turn.card is not None
+    card = state.board.cards[turn.card]
+    names = state.board.cities
+    if not card.take_any and state.face_up[card.city] is not None:
+        return [TakeCard(names[card.city])]
+    return [TakeCard(names[city]) for city, up in enumerate(state.face_up) if up is not None]
+
+
+def moves(state: State) -> list[MoveFloor]:
+    """R15, R46: in an unscored city other than the one built in, where the seat owns a
+    floor, the top floor of a non-empty site."""
+    turn = state.turn
+    assert turn is not None and turn.card is not None
+    built = state.board.cards[turn.card].city
+    seat = turn.seat
+    towers = state.towers
+    options = []
+    for city, name in enumerate(state.board.cities):
+        if city == built or state.winners[city] is not None:
+            continue
+        first, second = towers[2 * city], towers[2 * city + 1]
+        if seat in first or seat in second:
+            if first:
+                options.append(MoveFloor(name, 0))
+            if second:
+                options.append(MoveFloor(name, 1))
+    return options
+
+
+def trade_routes(state: State) -> list[PlaceTradeRoute]:
+    """R30: a free signpost, neither city the played card's, each city under two markers."""
+    turn = state.turn
+    assert turn is not None and turn.card is not None
+    if state.markers_left[turn.seat] == 0:
+        return []
+    played = state.board.cards[turn.card].city
+    pointing = [0] * len(state.board.cities)
+    taken = set()
+    for marker in state.markers:
+        pointing[marker.a] += 1
+        pointing[marker.b] += 1
+        taken.add((marker.a, marker.b))
+    names = state.board.cities
+    options = []
+    for a, b in state.board.signposts:
+        if (a, b) not in taken and played not in (a, b) and pointing[a] < 2 and pointing[b] < 2:
+            pair = (names[a], names[b])
+            options.append(PlaceTradeRoute(pair, "trader"))
+            options.append(PlaceTradeRoute(pair, "bandit"))
+    return options
+
+
+def legal_commands(state: State, seat: int) -> list[Command]:
+    """Every command `seat` may send now; empty when it is not that seat's decision."""
+    pending = state.pending
+    if pending is None or pending.seat != seat:
+        return []
+    step = pending.step
+    if step == "play_card":
+        return [PlayCard(card) for card in sorted(state.hands[seat])]
+    if step == "place_floor":
+        turn = state.turn
+        assert turn is not None and turn.card is not None
+        return list(place_sites(state, state.board.cards[turn.card].city))
+    if step == "take_card":
+        return list(take_cities(state))
+    if step == "move_floor":
+        return [*moves(state), SKIP]
+    if step == "trade_route":
+        return [*trade_routes(state), SKIP]
+    return list(_CHOOSE)

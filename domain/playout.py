@@ -1,0 +1,27 @@
+"""Play a whole game by asking a chooser at every decision: simulations, benchmarks, tests.
+
+The domain has no randomness, so the chooser is passed in (a seeded random choice, a bot, a
+script of moves). Every decision goes through `legal_commands` and `play` like a person's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from domain.commands import Command
+from domain.decide import play
+from domain.events import Event
+from domain.legal import legal_commands
+from domain.state import State
+
+Chooser = Callable[[State, Sequence[Command]], Command]
+
+
+def play_out(state: State, choose: Chooser) -> tuple[State, list[Event]]:
+    """Play from `state` to the end; return the final state and the events after `state`."""
+    log: list[Event] = []
+    while (pending := state.pending) is not None:
+        command = choose(state, legal_commands(state, pending.seat))
+        events, state = play(state, pending.seat, command)
+        log += events
+    return state, log

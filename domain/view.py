@@ -1,0 +1,216 @@
+"""What one seat, or a spectator, may see of a game (R42), and what each event reveals.
+
+These two functions are the only gates between the state of a game and anything that leaves
+the server: a board view is built from `view`, an event goes out only through `redact`.
+Secret until the game ends: cards in hand that were never face up, the order of the draw
+pile, the Architetto's hidden cards, and the seed. Memory rule: others see only the top card
+and the size of a seat's played stack, and in `classic` only how many tokens a seat holds.
+Once the game is over everybody sees everything.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import msgspec
+
+from domain.commands import Command
+from domain.events import (
+    ArchitettoCardsSetAside,
+    DrawPileStacked,
+    Edition,
+    Event,
+    GameEnded,
+    HandDealt,
+    Module,
+    SeedSealed,
+    Step,
+)
+from domain.legal import legal_commands
+from domain.scoring import token_values
+from domain.state import Phase, State
+
+
+class MarkerView(msgspec.Struct, frozen=True, gc=False):
+    seat: int
+    cities: tuple[str, str]
+    side: str
+
+
+class CityView(msgspec.Struct, frozen=True, gc=False):
+    name: str
+    capacity: int
+    floors: int
+    sites: tuple[tuple[int, ...], tuple[int, ...]]
+    tokens_left: tuple[int, ...]
+    face_up: str | None
+    scored: bool
+    high_seat: int | None = None
+    low_seat: int | None = None
+
+
+class SeatView(msgspec.Struct, frozen=True, gc=False):
+    seat: int
+    player: str
+    hand_size: int
+    top_card: str | None
+    played_count: int
+    token_count: int
+    tokens: tuple[int, ...] | None
+    trade_bonus: int
+    supply: int
+    markers_left: int
+    played: tuple[str, ...] | None = None
+
+
+class ArchitettoView(msgspec.Struct, frozen=True, gc=False):
+    seat: int
+    supply: int
+    top_card: str | None
+    discard_count: int
+    tokens: tuple[int, ...]
+    trade_bonus: int
+    hidden_count: int
+    discard: tuple[str, ...] | None = None
+    building: str | None = None
+
+
+class PendingView(msgspec.Struct, frozen=True, gc=False):
+    seat: int
+    step: Step
+    card: str | None = None
+    city: str | None = None
+
+
+class View(msgspec.Struct, frozen=True, gc=False):
+    version: int
+    phase: Phase
+    edition: Edition
+    seats: int
+    modules: tuple[Module, ...]
+    viewer: int | None
+    cities: tuple[CityView, ...]
+    players: tuple[SeatView, ...]
+    architetto: ArchitettoView | None
+    draw_count: int
+    markers: tuple[MarkerView, ...]
+    pending: PendingView | None
+    hand: tuple[str, ...]
+    played: tuple[str, ...]
+    legal_commands: tuple[Command, ...]
+    joined: tuple[str, ...]
+    seed_commitment: str
+    server_seed: str | None = None
+    result: GameEnded | None = None
+
+
+def view(state: State, seat: int | None) -> View:
+    """The game as `seat` sees it; `None` is a spectator."""
+    board = state.board
+    over = state.phase == "over"
+    tokens = token_values(state) if state.phase != "new" else []
+    hidden_tokens = board.edition == "classic" and not over
+    cities = (
+        tuple(
+            CityView(
+                name=name,
+                capacity=board.capacity[city],
+                floors=state.city_floors(city),
+                sites=(state.towers[2 * city], state.towers[2 * city + 1]),
+                tokens_left=() if state.winners[city] is not None else board.tokens[city],
+                face_up=state.face_up[city],
+                scored=state.winners[city] is not None,
+                high_seat=(won := state.winners[city]) and won[0],
+                low_seat=won and won[1],
+            )
+            for city, name in enumerate(board.cities)
+        )
+        if state.towers
+        else ()
+    )
+    players = tuple(
+        SeatView(
+            seat=s,
+            player=state.players[state.seat_players[s]],
+            hand_size=len(state.hands[s]),
+            top_card=state.played[s][-1] if state.played[s] else None,
+            played_count=len(state.played[s]),
+            token_count=len(tokens[s]),
+            tokens=None if hidden_tokens and s != seat else tuple(v for _, v in tokens[s]),
+            trade_bonus=state.bonus[s],
+            supply=state.supply[s],
+            markers_left=state.markers_left[s],
+            played=state.played[s] if over or s == seat else None,
+        )
+        for s in range(len(state.seat_players))
+    )
+    architetto = None
+    if board.architetto and state.played:
+        a = board.seats
+        work = state.architetto
+        architetto = ArchitettoView(
+            seat=a,
+            supply=state.supply[a],
+            top_card=state.played[a][-1] if state.played[a] else None,
+            discard_count=len(state.played[a]),
+            tokens=tuple(v for _, v in tokens[a]),
+            trade_bonus=state.bonus[a],
+            hidden_count=len(state.hidden),
+            discard=state.played[a] if over else None,
+            building=work.card if work is not None else None,
+        )
+    pending = None
+    if state.pending is not None:
+        card = None
+        if state.pending.step == "architetto_site" and state.architetto is not None:
+            card = state.architetto.card
+        elif state.turn is not None:
+            card = state.turn.card
+        pending = PendingView(
+            seat=state.pending.seat,
+            step=state.pending.step,
+            card=card,
+            city=board.cities[board.cards[card].city] if card else None,
+        )
+    mine = seat is not None and 0 <= seat < len(state.hands)
+    return View(
+        version=state.version,
+        phase=state.phase,
+        edition=board.edition,
+        seats=board.seats,
+        modules=board.modules,
+        viewer=seat,
+        cities=cities,
+        players=players,
+        architetto=architetto,
+        draw_count=len(state.draw),
+        markers=tuple(
+            MarkerView(m.seat, (board.cities[m.a], board.cities[m.b]), m.side)
+            for m in state.markers
+        ),
+        pending=pending,
+        hand=tuple(sorted(state.hands[seat])) if mine and seat is not None else (),
+        played=state.played[seat] if mine and seat is not None else (),
+        legal_commands=tuple(legal_commands(state, seat)) if seat is not None else (),
+        joined=state.players,
+        seed_commitment=state.seed_commitment,
+        server_seed=state.server_seed if over else None,
+        result=state.result,
+    )
+
+
+_SERVER_ONLY = (SeedSealed, DrawPileStacked, ArchitettoCardsSetAside)
+
+
+def visible(event: Event, seat: int | None, over: bool) -> bool:
+    """Whether `seat` (None: a spectator) may see `event`: public events always; a dealt hand
+    only by its seat; the seed, the draw pile and the hidden cards by nobody before the end."""
+    if over:
+        return True
+    if isinstance(event, HandDealt):
+        return event.seat == seat
+    return not isinstance(event, _SERVER_ONLY)
+
+
+def redact(events: Iterable[Event], seat: int | None, over: bool) -> list[Event]:
+    return [event for event in events if visible(event, seat, over)]

@@ -1,0 +1,109 @@
+"""Events told as short sentences, for people: the turn-by-turn text of a game.
+
+Used by `patrician simulate --show` and anywhere a person reads what happened ("since your
+last turn"). It reads events only after redaction, so it can never tell a secret.
+"""
+
+from __future__ import annotations
+
+from domain.board import Board
+from domain.events import (
+    ArchitettoCardsSetAside,
+    ArchitettoRevealed,
+    CardPlayed,
+    CardRevealed,
+    CardTaken,
+    CityScored,
+    DrawPileStacked,
+    Event,
+    FaceUpDealt,
+    FloorMoved,
+    FloorPlaced,
+    GameCreated,
+    GameEnded,
+    GameStarted,
+    HandDealt,
+    SeatJoined,
+    SeedRevealed,
+    SeedSealed,
+    StepSkipped,
+    StepStarted,
+    TradeRoutePlaced,
+    TurnStarted,
+)
+
+
+def who(board: Board, seat: int) -> str:
+    return "the Architetto" if board.architetto and seat == board.seats else f"seat {seat}"
+
+
+def card_text(board: Board, card: str) -> str:
+    info = board.cards[card]
+    parts = [board.cities[info.city], f"{info.crests} crest{'s' if info.crests > 1 else ''}"]
+    if info.star:
+        parts.append("star")
+    if info.portraits:
+        parts.append("portraits " + "".join(info.portraits))
+    if info.move:
+        parts.append("move")
+    if info.take_any:
+        parts.append("take any")
+    return f"{card} ({', '.join(parts)})"
+
+
+def narrate(board: Board, event: Event) -> str | None:
+    """One line about `event`, or None for bookkeeping that says nothing new to a person."""
+    match event:
+        case GameCreated():
+            modules = ", ".join(event.modules) or "no modules"
+            return f"A {event.seats}-seat {event.edition} game ({modules}) was created."
+        case SeatJoined(player=player):
+            return f"{player} joined."
+        case GameStarted():
+            return "The table is full: seats are drawn and the cards dealt."
+        case HandDealt(seat=seat, cards=cards):
+            return f"Seat {seat} was dealt {', '.join(cards)}."
+        case FaceUpDealt(cards=cards):
+            return "Face up: " + ", ".join(cards) + "."
+        case TurnStarted(seat=seat):
+            return f"-- {who(board, seat)}'s turn --"
+        case CardPlayed(seat=seat, card=card):
+            return f"{who(board, seat)} plays {card_text(board, card)}."
+        case FloorPlaced(seat=seat, city=city, site=site):
+            return f"{who(board, seat)} builds a floor in {city}, site {site}."
+        case CityScored():
+            bonus = f" (trade bonus {event.bonus:+d} each)" if event.bonus else ""
+            return (
+                f"{event.city} is scored: {who(board, event.high_seat)} takes "
+                f"{event.high_token}, {who(board, event.low_seat)} takes {event.low_token}{bonus}."
+            )
+        case CardTaken(seat=seat, city=city, card=card):
+            return f"{who(board, seat)} takes {card} from {city}."
+        case FloorMoved(seat=seat, city=city, from_site=site):
+            return (
+                f"{who(board, seat)} moves the top floor of {city} site {site} to site {1 - site}."
+            )
+        case CardRevealed(city=city, card=card):
+            return f"{card} is turned face up on {city}."
+        case TradeRoutePlaced(seat=seat, cities=(a, b), side=side):
+            return f"{who(board, seat)} puts a {side} between {a} and {b}."
+        case StepSkipped(seat=seat, step=step):
+            return f"{who(board, seat)} passes on {step.replace('_', ' ')}."
+        case ArchitettoRevealed(card=card, source=source):
+            where = "its hidden cards" if source == "hidden" else "the draw pile"
+            return f"The Architetto reveals {card_text(board, card)} from {where}."
+        case GameEnded():
+            lines = ["The game is over."]
+            for score in event.scores:
+                lines.append(
+                    f"  {who(board, score.seat)}: {score.total} = {score.tokens} tokens + "
+                    f"{score.portraits} portraits + {score.trade_bonus} trade + "
+                    f"{score.delegates} delegates {''.join(score.delegate_cards)}"
+                )
+            names = " and ".join(who(board, seat) for seat in event.winners)
+            lines.append(f"Winner: {names}.")
+            return "\n".join(lines)
+        case SeedRevealed(server_seed=seed):
+            return f"The seed was {seed}."
+        case StepStarted() | SeedSealed() | DrawPileStacked() | ArchitettoCardsSetAside():
+            return None

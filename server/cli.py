@@ -1,0 +1,83 @@
+"""The `patrician` command: simulate games now; serve and audit as they arrive."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import click
+
+from domain.board import EDITIONS, MODULES
+from domain.errors import InvalidOptions
+from domain.evolve import fold
+from domain.gamedata import GameDataError
+from domain.setup import check_options
+from projections.narrate import narrate
+from server.carddata import load_game_data
+from server.simulate import random_game, simulate, summarize
+
+_card_file = click.option(
+    "--card-file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Play with this card file instead of the shipped one.",
+)
+
+
+@click.group()
+def main() -> None:
+    """Patrician: an event-sourced server for Michael Schacht's tower-building card game."""
+
+
+@main.command(name="simulate")
+@click.option("--games", default=100, show_default=True, type=click.IntRange(min=1))
+@click.option("--seats", default=4, show_default=True, type=click.IntRange(2, 5))
+@click.option("--edition", default="towers", show_default=True, type=click.Choice(EDITIONS))
+@click.option("--module", "modules", multiple=True, type=click.Choice(MODULES))
+@click.option("--seed", default=None, type=int, help="Seed of the random choices and deals.")
+@click.option("--show", is_flag=True, help="Print one game turn by turn.")
+@_card_file
+def simulate_command(
+    games: int,
+    seats: int,
+    edition: str,
+    modules: tuple[str, ...],
+    seed: int | None,
+    show: bool,
+    card_file: Path | None,
+) -> None:
+    """Play random legal games and summarize them (or --show one)."""
+    try:
+        data = load_game_data(card_file)
+        check_options(edition, seats, modules, data)
+    except GameDataError as error:
+        raise click.ClickException(f"card file refused: {error}") from None
+    except InvalidOptions as error:
+        raise click.BadParameter(error.message, param_hint=f"--{error.field}") from None
+    if seed is None:
+        seed = random.SystemRandom().getrandbits(32)
+    if show:
+        state, log = random_game(random.Random(seed), data, seats, edition, modules)
+        board = fold(log[:1]).board
+        for event in log:
+            line = narrate(board, event)
+            if line is not None:
+                click.echo(line)
+        return
+    results = simulate(data, games, seats, edition, modules, seed)
+    with click.progressbar(results, length=games, label="Playing", file=None) as bar:
+        summary = summarize(iter(bar))
+    label = f"{edition}, {seats} seats" + (f", {' + '.join(modules)}" if modules else "")
+    click.echo(f"{summary.games} random games ({label}), seed {seed}")
+    click.echo(f"  games per second: {summary.games / summary.seconds:,.0f}")
+    click.echo(
+        f"  length: {summary.turns / summary.games:.1f} turns, "
+        f"{summary.events / summary.games:.1f} events per game"
+    )
+    builders = sorted(summary.totals)
+    for builder in builders:
+        name = "Architetto" if builder == seats else f"seat {builder}"
+        click.echo(
+            f"  {name:>10}: mean score {summary.totals[builder] / summary.games:5.1f}, "
+            f"wins {summary.wins[builder]}"
+        )
+    click.echo(f"  shared wins: {summary.shared}")
