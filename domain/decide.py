@@ -38,7 +38,6 @@ from domain.events import (
     StepSkipped,
     StepStarted,
     TradeRoutePlaced,
-    TurnStarted,
 )
 from domain.evolve import evolve
 from domain.legal import legal_commands, moves, take_cities, trade_routes
@@ -121,9 +120,7 @@ def decide(state: State, seat: int, command: Command) -> list[Event]:
 
 
 def _built_city(state: State) -> int:
-    turn = state.turn
-    assert turn is not None and turn.card is not None
-    return state.board.cards[turn.card].city
+    return state.played_card().city
 
 
 def _score_if_full(run: _Run, city: int) -> None:
@@ -136,11 +133,13 @@ def _score_if_full(run: _Run, city: int) -> None:
 def _place(run: _Run) -> bool:
     """R11, R41: one decision per crest while the seat has floors and the city has room."""
     state = run.state
-    turn = state.turn
-    assert turn is not None and turn.card is not None
-    card = state.board.cards[turn.card]
-    if turn.placed < card.crests and state.supply[turn.seat] > 0 and not state.city_full(card.city):
-        run.emit(StepStarted(turn.seat, "place_floor"))
+    card = state.played_card()
+    if (
+        state.placed < card.crests
+        and state.supply[state.active] > 0
+        and not state.city_full(card.city)
+    ):
+        run.emit(StepStarted(state.active, "place_floor"))
         return True
     return False
 
@@ -148,9 +147,8 @@ def _place(run: _Run) -> bool:
 def _take(run: _Run) -> bool:
     """R14: passed only when no face-up card is left on the board."""
     state = run.state
-    assert state.turn is not None
     if any(card is not None for card in state.face_up):
-        run.emit(StepStarted(state.turn.seat, "take_card"))
+        run.emit(StepStarted(state.active, "take_card"))
         return True
     return False
 
@@ -158,10 +156,8 @@ def _take(run: _Run) -> bool:
 def _move(run: _Run) -> bool:
     """R15: only after a card with the move symbol, and only if some city qualifies."""
     state = run.state
-    turn = state.turn
-    assert turn is not None and turn.card is not None
-    if state.board.cards[turn.card].move and moves(state):
-        run.emit(StepStarted(turn.seat, "move_floor"))
+    if state.played_card().move and moves(state):
+        run.emit(StepStarted(state.active, "move_floor"))
         return True
     return False
 
@@ -169,20 +165,16 @@ def _move(run: _Run) -> bool:
 def _refill(run: _Run) -> bool:
     """R16: the top of the draw pile onto the city whose card was taken."""
     state = run.state
-    turn = state.turn
-    assert turn is not None
-    if turn.taken_from is not None and state.draw:
-        run.emit(CardRevealed(state.board.cities[turn.taken_from], state.draw[0]))
+    if state.taken_from is not None and state.draw:
+        run.emit(CardRevealed(state.board.cities[state.taken_from], state.draw[0]))
     return False
 
 
 def _trade(run: _Run) -> bool:
     """R17, R30: after a star card, if the module is on and a placement is possible."""
     state = run.state
-    turn = state.turn
-    assert turn is not None and turn.card is not None
-    if state.board.trade_routes and state.board.cards[turn.card].star and trade_routes(state):
-        run.emit(StepStarted(turn.seat, "trade_route"))
+    if state.board.trade_routes and state.played_card().star and trade_routes(state):
+        run.emit(StepStarted(state.active, "trade_route"))
         return True
     return False
 
@@ -194,13 +186,12 @@ def _architetto_step(run: _Run) -> bool:
 def _end_turn(run: _Run) -> bool:
     """R19: the next seat with cards in hand; with none left, R24 and the final scoring."""
     state = run.state
-    assert state.turn is not None
     seats = state.board.seats
-    last = state.turn.seat
+    last = state.active
     for k in range(1, seats + 1):
         seat = (last + k) % seats
         if state.hands[seat]:
-            run.emit(TurnStarted(seat))
+            run.emit(StepStarted(seat, "play_card"))
             return True
     if state.board.architetto and _architetto(run, final=True):
         return True
@@ -274,11 +265,9 @@ def _architetto(run: _Run, *, final: bool) -> bool:
     state = run.state
     work = state.architetto
     if work is None or work.source != source:  # nothing revealed yet in this phase
-        turn = state.turn
-        assert turn is not None and turn.card is not None
-        if not final and state.board.cards[turn.card].crests != 2:
+        if not final and state.played_card().crests != 2:
             return False
-        if not _reveal(run, source, chooser=turn.seat):
+        if not _reveal(run, source, chooser=state.active):
             return False
     while True:
         if _architetto_floors(run):
@@ -412,15 +401,13 @@ def _unknown_city(board: Board, name: str) -> IllegalCommand:
 def _route_refusal(state: State, a: int, b: int) -> IllegalCommand:
     pair = (min(a, b), max(a, b))
     names = f"{state.board.cities[pair[0]]}-{state.board.cities[pair[1]]}"
-    turn = state.turn
-    assert turn is not None and turn.card is not None
-    if state.markers_left[turn.seat] == 0:
+    if state.markers_left[state.active] == 0:
         return IllegalCommand("no_markers_left", "R31", "you have no trade route marker left")
     if pair not in state.board.signposts:
         return IllegalCommand("no_such_signpost", "R30", f"there is no signpost {names}")
     if any((marker.a, marker.b) == pair for marker in state.markers):
         return IllegalCommand("signpost_taken", "R30", f"signpost {names} already has a marker")
-    if state.board.cards[turn.card].city in pair:
+    if state.played_card().city in pair:
         return IllegalCommand(
             "played_city_on_route", "R30", "neither city may be the played card's city"
         )

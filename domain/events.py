@@ -10,7 +10,7 @@ In events a "seat" may be the Architetto, whose number is the seat count (R22).
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, final
 
 import msgspec
 
@@ -32,6 +32,7 @@ class _Event(msgspec.Struct, frozen=True, gc=False, tag_field="type", forbid_unk
 # --- creation and setup -------------------------------------------------------------------
 
 
+@final
 class GameCreated(_Event, tag="game_created", frozen=True):
     """R1, R40: the options, the card data (R50) and the seed commitment, fixed for good."""
 
@@ -44,12 +45,14 @@ class GameCreated(_Event, tag="game_created", frozen=True):
     game_data: GameData
 
 
+@final
 class SeedSealed(_Event, tag="seed_sealed", frozen=True):
     """The server's secret seed, kept with the game and published only at its end (R40, R42)."""
 
     server_seed: str
 
 
+@final
 class SeatJoined(_Event, tag="seat_joined", frozen=True):
     """A player took a place at the table, adding entropy to the shuffle (R40)."""
 
@@ -57,12 +60,14 @@ class SeatJoined(_Event, tag="seat_joined", frozen=True):
     entropy: str
 
 
+@final
 class GameStarted(_Event, tag="game_started", frozen=True):
     """R7: the table is full; `seat_players[seat]` is the join index of the seat's player."""
 
     seat_players: tuple[int, ...]
 
 
+@final
 class HandDealt(_Event, tag="hand_dealt", frozen=True):
     """R6: a seat's three star cards; private to that seat."""
 
@@ -70,18 +75,21 @@ class HandDealt(_Event, tag="hand_dealt", frozen=True):
     cards: tuple[str, ...]
 
 
+@final
 class DrawPileStacked(_Event, tag="draw_pile_stacked", frozen=True):
     """R6: the draw pile, top first (R50); for the server only."""
 
     cards: tuple[str, ...]
 
 
+@final
 class ArchitettoCardsSetAside(_Event, tag="architetto_cards_set_aside", frozen=True):
     """R6, R20: the Architetto's three hidden cards, in the order set aside; server only."""
 
     cards: tuple[str, ...]
 
 
+@final
 class FaceUpDealt(_Event, tag="face_up_dealt", frozen=True):
     """R6: one card face up on each city, in board order, from the top of the draw pile."""
 
@@ -91,19 +99,16 @@ class FaceUpDealt(_Event, tag="face_up_dealt", frozen=True):
 # --- the turn -----------------------------------------------------------------------------
 
 
-class TurnStarted(_Event, tag="turn_started", frozen=True):
-    """R19: the seat is to play a card."""
-
-    seat: int
-
-
+@final
 class StepStarted(_Event, tag="step_started", frozen=True):
-    """The game waits for `seat` to make a decision of kind `step` (R44)."""
+    """The game waits for `seat` to make a decision of kind `step` (R44); `play_card` is the
+    start of the seat's turn (R19)."""
 
     seat: int
     step: Step
 
 
+@final
 class CardPlayed(_Event, tag="card_played", frozen=True):
     """R10."""
 
@@ -111,6 +116,7 @@ class CardPlayed(_Event, tag="card_played", frozen=True):
     card: str
 
 
+@final
 class FloorPlaced(_Event, tag="floor_placed", frozen=True):
     """R11, R21: a floor on top of a site; `seat` may be the Architetto."""
 
@@ -119,6 +125,7 @@ class FloorPlaced(_Event, tag="floor_placed", frozen=True):
     site: Site
 
 
+@final
 class CityScored(_Event, tag="city_scored", frozen=True):
     """R13, R32: the taller tower's winner took the high token, the shorter's the low one;
     each of them also gained `bonus` from the trade routes pointing to the city."""
@@ -131,6 +138,7 @@ class CityScored(_Event, tag="city_scored", frozen=True):
     bonus: int = 0
 
 
+@final
 class CardTaken(_Event, tag="card_taken", frozen=True):
     """R14: a face-up card went to the seat's hand."""
 
@@ -139,6 +147,7 @@ class CardTaken(_Event, tag="card_taken", frozen=True):
     card: str
 
 
+@final
 class FloorMoved(_Event, tag="floor_moved", frozen=True):
     """R15, R46: the top floor of `from_site` went onto the other site."""
 
@@ -147,6 +156,7 @@ class FloorMoved(_Event, tag="floor_moved", frozen=True):
     from_site: Site
 
 
+@final
 class StepSkipped(_Event, tag="step_skipped", frozen=True):
     """The seat declined an optional step (R15, R30)."""
 
@@ -154,6 +164,7 @@ class StepSkipped(_Event, tag="step_skipped", frozen=True):
     step: Step
 
 
+@final
 class CardRevealed(_Event, tag="card_revealed", frozen=True):
     """R16: the top card of the draw pile went face up on the city."""
 
@@ -161,6 +172,7 @@ class CardRevealed(_Event, tag="card_revealed", frozen=True):
     card: str
 
 
+@final
 class TradeRoutePlaced(_Event, tag="trade_route_placed", frozen=True):
     """R30: a marker on the signpost between two cities."""
 
@@ -169,6 +181,7 @@ class TradeRoutePlaced(_Event, tag="trade_route_placed", frozen=True):
     side: Side
 
 
+@final
 class ArchitettoRevealed(_Event, tag="architetto_revealed", frozen=True):
     """R20, R24: the Architetto revealed a card from the draw pile or its hidden cards and
     will build its crests; the card goes on its discard pile."""
@@ -181,6 +194,7 @@ class ArchitettoRevealed(_Event, tag="architetto_revealed", frozen=True):
 # --- the end ------------------------------------------------------------------------------
 
 
+@final
 class SeatScore(msgspec.Struct, frozen=True, gc=False, forbid_unknown_fields=True):
     """R36: a final score and its parts; `seat` may be the Architetto."""
 
@@ -194,6 +208,7 @@ class SeatScore(msgspec.Struct, frozen=True, gc=False, forbid_unknown_fields=Tru
     delegate_cards: tuple[str, ...] = ()
 
 
+@final
 class GameEnded(_Event, tag="game_ended", frozen=True):
     """R36, R37, R49: final scores and the winners (several on a shared win)."""
 
@@ -202,6 +217,7 @@ class GameEnded(_Event, tag="game_ended", frozen=True):
     architetto_won: bool = False
 
 
+@final
 class SeedRevealed(_Event, tag="seed_revealed", frozen=True):
     """R40: the server seed, published at the end so that anyone can re-derive the deal."""
 
@@ -214,7 +230,6 @@ Event = (
     | CardPlayed
     | CardTaken
     | CardRevealed
-    | TurnStarted
     | CityScored
     | FloorMoved
     | StepSkipped

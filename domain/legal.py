@@ -40,9 +40,7 @@ def place_sites(state: State, city: int) -> tuple[PlaceFloor, ...]:
 def take_cities(state: State) -> list[TakeCard]:
     """R14: the built city's face-up card, or any face-up card if it has none or the played
     card shows "take any"."""
-    turn = state.turn
-    assert turn is not None and turn.card is not None
-    card = state.board.cards[turn.card]
+    card = state.played_card()
     names = state.board.cities
     if not card.take_any and state.face_up[card.city] is not None:
         return [TakeCard(names[card.city])]
@@ -52,10 +50,8 @@ def take_cities(state: State) -> list[TakeCard]:
 def moves(state: State) -> list[MoveFloor]:
     """R15, R46: in an unscored city other than the one built in, where the seat owns a
     floor, the top floor of a non-empty site."""
-    turn = state.turn
-    assert turn is not None and turn.card is not None
-    built = state.board.cards[turn.card].city
-    seat = turn.seat
+    built = state.played_card().city
+    seat = state.active
     towers = state.towers
     options = []
     for city, name in enumerate(state.board.cities):
@@ -72,11 +68,9 @@ def moves(state: State) -> list[MoveFloor]:
 
 def trade_routes(state: State) -> list[PlaceTradeRoute]:
     """R30: a free signpost, neither city the played card's, each city under two markers."""
-    turn = state.turn
-    assert turn is not None and turn.card is not None
-    if state.markers_left[turn.seat] == 0:
+    if state.markers_left[state.active] == 0:
         return []
-    played = state.board.cards[turn.card].city
+    played = state.played_card().city
     pointing = [0] * len(state.board.cities)
     taken = set()
     for marker in state.markers:
@@ -102,9 +96,7 @@ def legal_commands(state: State, seat: int) -> list[Command]:
     if step == "play_card":
         return [PlayCard(card) for card in sorted(state.hands[seat])]
     if step == "place_floor":
-        turn = state.turn
-        assert turn is not None and turn.card is not None
-        return list(place_sites(state, state.board.cards[turn.card].city))
+        return list(place_sites(state, state.played_card().city))
     if step == "take_card":
         return list(take_cities(state))
     if step == "move_floor":

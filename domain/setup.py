@@ -24,7 +24,7 @@ from domain.events import (
     Module,
     SeatJoined,
     SeedSealed,
-    TurnStarted,
+    StepStarted,
 )
 from domain.evolve import fold
 from domain.gamedata import GameData
@@ -136,7 +136,7 @@ def deal(state: State) -> list[Event]:
     events.append(FaceUpDealt(deck[:cities]))
     if board.architetto:
         events.append(ArchitettoCardsSetAside(deck[cities : cities + ARCHITETTO_HIDDEN]))
-    events.append(TurnStarted(0))
+    events.append(StepStarted(0, "play_card"))
     return events
 
 

@@ -1,6 +1,8 @@
 """The state of one game, folded from its events: immutable, encodable, and complete.
 
 It always names the one pending decision (who decides what) or says the game is over.
+The turn in progress is flat in the state (`active` seat, the `card` it played, floors
+`placed`, the city a card was `taken_from`) because folding touches it at almost every event.
 Per-builder tuples hold the seats in turn order, then the Architetto when it plays (R22).
 A site is a tuple of builders, bottom floor first; site `s` of city `c` is `towers[2 * c + s]`.
 """
@@ -11,27 +13,15 @@ from typing import Literal
 
 import msgspec
 
-from domain.board import EMPTY_BOARD, Board
+from domain.board import EMPTY_BOARD, Board, CardInfo
 from domain.commands import Side
-from domain.events import GameEnded, Part, Step
+from domain.events import GameEnded, Part, StepStarted
 
 Phase = Literal["new", "waiting", "playing", "over"]
 
 
-class Pending(msgspec.Struct, frozen=True, gc=False):
-    """The one decision the game waits for."""
-
-    seat: int
-    step: Step
-
-
-class Turn(msgspec.Struct, frozen=True, gc=False):
-    """What the active seat has done so far this turn."""
-
-    seat: int
-    card: str | None = None
-    placed: int = 0
-    taken_from: int | None = None
+# The one decision the game waits for is the fact that announced it.
+Pending = StepStarted
 
 
 class ArchitettoWork(msgspec.Struct, frozen=True, gc=False):
@@ -72,10 +62,18 @@ class State(msgspec.Struct, frozen=True, gc=False):
     hidden: tuple[str, ...] = ()
     markers: tuple[Marker, ...] = ()
     markers_left: tuple[int, ...] = ()
-    turn: Turn | None = None
+    active: int = -1
+    card: str | None = None
+    placed: int = 0
+    taken_from: int | None = None
     architetto: ArchitettoWork | None = None
     pending: Pending | None = None
     result: GameEnded | None = None
+
+    def played_card(self) -> CardInfo:
+        """The card the active seat played this turn."""
+        assert self.card is not None
+        return self.board.cards[self.card]
 
     def city_floors(self, city: int) -> int:
         return len(self.towers[2 * city]) + len(self.towers[2 * city + 1])

@@ -164,8 +164,8 @@ def view(state: State, seat: int | None) -> View:
         card = None
         if state.pending.step == "architetto_site" and state.architetto is not None:
             card = state.architetto.card
-        elif state.turn is not None:
-            card = state.turn.card
+        else:
+            card = state.card
         pending = PendingView(
             seat=state.pending.seat,
             step=state.pending.step,

@@ -29,7 +29,6 @@ from domain.events import (
     StepSkipped,
     StepStarted,
     TradeRoutePlaced,
-    TurnStarted,
 )
 
 
@@ -65,7 +64,7 @@ def narrate(board: Board, event: Event) -> str | None:
             return f"Seat {seat} was dealt {', '.join(cards)}."
         case FaceUpDealt(cards=cards):
             return "Face up: " + ", ".join(cards) + "."
-        case TurnStarted(seat=seat):
+        case StepStarted(seat=seat, step="play_card"):
             return f"-- {who(board, seat)}'s turn --"
         case CardPlayed(seat=seat, card=card):
             return f"{who(board, seat)} plays {card_text(board, card)}."

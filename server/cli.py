@@ -56,14 +56,14 @@ def simulate_command(
     if seed is None:
         seed = random.SystemRandom().getrandbits(32)
     if show:
-        state, log = random_game(random.Random(seed), data, seats, edition, modules)
+        _, log = random_game(random.Random(seed), data, seats, edition, modules)
         board = fold(log[:1]).board
         for event in log:
             line = narrate(board, event)
             if line is not None:
                 click.echo(line)
         return
-    results = simulate(data, games, seats, edition, modules, seed)
+    results = simulate(data, games=games, seats=seats, edition=edition, modules=modules, seed=seed)
     with click.progressbar(results, length=games, label="Playing", file=None) as bar:
         summary = summarize(iter(bar))
     label = f"{edition}, {seats} seats" + (f", {' + '.join(modules)}" if modules else "")

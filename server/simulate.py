@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator, Sequence
 import msgspec
 
 from domain.commands import Command
-from domain.events import Event, GameEnded, TurnStarted
+from domain.events import Event, GameEnded, StepStarted
 from domain.evolve import fold
 from domain.gamedata import GameData
 from domain.playout import play_out
@@ -58,13 +58,13 @@ def random_game(
 
 
 def simulate(
-    data: GameData, games: int, seats: int, edition: str, modules: Sequence[str], seed: int
+    data: GameData, *, games: int, seats: int, edition: str, modules: Sequence[str], seed: int
 ) -> Iterator[GameSummary]:
     rng = random.Random(seed)
     for _ in range(games):
         state, log = random_game(rng, data, seats, edition, modules)
         assert state.result is not None
-        turns = sum(1 for event in log if isinstance(event, TurnStarted))
+        turns = sum(1 for e in log if isinstance(e, StepStarted) and e.step == "play_card")
         yield GameSummary(state.result, len(log), turns)
 
 
