@@ -50,7 +50,7 @@ def play_games(
             game_data=data,
             server_seed=server_seed,
         )
-        state, rest = play_out(fold(opening), choose)
+        _, rest = play_out(fold(opening), choose)
         logs.append(opening + rest)
     return time.perf_counter() - start, logs
 
@@ -99,13 +99,17 @@ def main() -> int:
 
     figures = {}
     logs: list[list[Event]] = []
-    for name, seats, modules in (
+    configurations: tuple[tuple[str, int, tuple[str, ...]], ...] = (
         ("plain 4-seat towers", 4, ()),
         ("2 seats + Architetto", 2, ()),
         ("4 seats + both modules", 4, ("trade_routes", "delegates")),
-    ):
-        seconds = best_of(3, lambda s=seats, m=modules: play_games(data, args.games, s, m, 1)[0])
-        figures[name] = args.games / seconds
+    )
+    for name, seats, modules in configurations:
+
+        def measure(seats: int = seats, modules: tuple[str, ...] = modules) -> float:
+            return play_games(data, args.games, seats, modules, 1)[0]
+
+        figures[name] = args.games / best_of(3, measure)
         logs += play_games(data, 200, seats, modules, 2)[1]
 
     ok = True

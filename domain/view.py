@@ -108,70 +108,7 @@ def view(state: State, seat: int | None) -> View:
     """The game as `seat` sees it; `None` is a spectator."""
     board = state.board
     over = state.phase == "over"
-    tokens = token_values(state) if state.phase != "new" else []
-    hidden_tokens = board.edition == "classic" and not over
-    cities = (
-        tuple(
-            CityView(
-                name=name,
-                capacity=board.capacity[city],
-                floors=state.city_floors(city),
-                sites=(state.towers[2 * city], state.towers[2 * city + 1]),
-                tokens_left=() if state.winners[city] is not None else board.tokens[city],
-                face_up=state.face_up[city],
-                scored=state.winners[city] is not None,
-                high_seat=(won := state.winners[city]) and won[0],
-                low_seat=won and won[1],
-            )
-            for city, name in enumerate(board.cities)
-        )
-        if state.towers
-        else ()
-    )
-    players = tuple(
-        SeatView(
-            seat=s,
-            player=state.players[state.seat_players[s]],
-            hand_size=len(state.hands[s]),
-            top_card=state.played[s][-1] if state.played[s] else None,
-            played_count=len(state.played[s]),
-            token_count=len(tokens[s]),
-            tokens=None if hidden_tokens and s != seat else tuple(v for _, v in tokens[s]),
-            trade_bonus=state.bonus[s],
-            supply=state.supply[s],
-            markers_left=state.markers_left[s],
-            played=state.played[s] if over or s == seat else None,
-        )
-        for s in range(len(state.seat_players))
-    )
-    architetto = None
-    if board.architetto and state.played:
-        a = board.seats
-        work = state.architetto
-        architetto = ArchitettoView(
-            seat=a,
-            supply=state.supply[a],
-            top_card=state.played[a][-1] if state.played[a] else None,
-            discard_count=len(state.played[a]),
-            tokens=tuple(v for _, v in tokens[a]),
-            trade_bonus=state.bonus[a],
-            hidden_count=len(state.hidden),
-            discard=state.played[a] if over else None,
-            building=work.card if work is not None else None,
-        )
-    pending = None
-    if state.pending is not None:
-        card = None
-        if state.pending.step == "architetto_site" and state.architetto is not None:
-            card = state.architetto.card
-        else:
-            card = state.card
-        pending = PendingView(
-            seat=state.pending.seat,
-            step=state.pending.step,
-            card=card,
-            city=board.cities[board.cards[card].city] if card else None,
-        )
+    tokens = token_values(state) if state.seat_players else []
     mine = seat is not None and 0 <= seat < len(state.hands)
     return View(
         version=state.version,
@@ -180,15 +117,15 @@ def view(state: State, seat: int | None) -> View:
         seats=board.seats,
         modules=board.modules,
         viewer=seat,
-        cities=cities,
-        players=players,
-        architetto=architetto,
+        cities=_cities(state),
+        players=_players(state, seat, tokens, over),
+        architetto=_architetto(state, tokens, over),
         draw_count=len(state.draw),
         markers=tuple(
             MarkerView(m.seat, (board.cities[m.a], board.cities[m.b]), m.side)
             for m in state.markers
         ),
-        pending=pending,
+        pending=_pending(state),
         hand=tuple(sorted(state.hands[seat])) if mine and seat is not None else (),
         played=state.played[seat] if mine and seat is not None else (),
         legal_commands=tuple(legal_commands(state, seat)) if seat is not None else (),
@@ -197,6 +134,93 @@ def view(state: State, seat: int | None) -> View:
         server_seed=state.server_seed if over else None,
         result=state.result,
     )
+
+
+def _cities(state: State) -> tuple[CityView, ...]:
+    if not state.towers:
+        return ()
+    board = state.board
+    cities = []
+    for city, name in enumerate(board.cities):
+        first, second = state.towers[2 * city], state.towers[2 * city + 1]
+        won = state.winners[city]
+        cities.append(
+            CityView(
+                name,
+                board.capacity[city],
+                len(first) + len(second),
+                (first, second),
+                board.tokens[city] if won is None else (),
+                state.face_up[city],
+                won is not None,
+                None if won is None else won[0],
+                None if won is None else won[1],
+            )
+        )
+    return tuple(cities)
+
+
+def _players(
+    state: State, seat: int | None, tokens: list[list[tuple[int, int]]], over: bool
+) -> tuple[SeatView, ...]:
+    # R42 memory rule: others see a played stack's top card and size only, and in classic
+    # only how many tokens a seat holds; at the end everything is shown.
+    hide_tokens = state.board.edition == "classic" and not over
+    players = []
+    for s, joined in enumerate(state.seat_players):
+        stack = state.played[s]
+        players.append(
+            SeatView(
+                s,
+                state.players[joined],
+                len(state.hands[s]),
+                stack[-1] if stack else None,
+                len(stack),
+                len(tokens[s]),
+                None if hide_tokens and s != seat else tuple(v for _, v in tokens[s]),
+                state.bonus[s],
+                state.supply[s],
+                state.markers_left[s],
+                stack if over or s == seat else None,
+            )
+        )
+    return tuple(players)
+
+
+def _architetto(
+    state: State, tokens: list[list[tuple[int, int]]], over: bool
+) -> ArchitettoView | None:
+    board = state.board
+    if not board.architetto or not state.played:
+        return None
+    a = board.seats
+    discard = state.played[a]
+    work = state.architetto
+    return ArchitettoView(
+        seat=a,
+        supply=state.supply[a],
+        top_card=discard[-1] if discard else None,
+        discard_count=len(discard),
+        tokens=tuple(v for _, v in tokens[a]),
+        trade_bonus=state.bonus[a],
+        hidden_count=len(state.hidden),
+        discard=discard if over else None,
+        building=work.card if work is not None else None,
+    )
+
+
+def _pending(state: State) -> PendingView | None:
+    """Who decides what, with the card concerned (the played one, or the Architetto's)."""
+    pending = state.pending
+    if pending is None:
+        return None
+    card = state.card
+    if pending.step == "architetto_site" and state.architetto is not None:
+        card = state.architetto.card
+    elif pending.step == "play_card":
+        card = None
+    city = state.board.cities[state.board.cards[card].city] if card else None
+    return PendingView(pending.seat, pending.step, card, city)
 
 
 _SERVER_ONLY = (SeedSealed, DrawPileStacked, ArchitettoCardsSetAside)

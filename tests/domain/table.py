@@ -1,0 +1,157 @@
+"""Set a table the way a test needs it, then play commands on it.
+
+`table(...)` starts a real game (created, joined, dealt from a fixed seed) and then arranges
+it: hands, face-up cards, draw pile, towers, tokens, markers, whose decision it is. Arranging
+replaces state fields directly: a ruling test states its situation ("Milano holds black,
+black on site 0 and nothing on site 1") rather than replaying a game that leads there.
+`act` sends commands one by one through `play`, exactly as a seat would.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TypeVar
+
+from msgspec.structs import replace
+
+from domain.board import Board
+from domain.commands import Command
+from domain.decide import play
+from domain.events import Event, Step, StepStarted
+from domain.evolve import fold
+from domain.gamedata import GameData
+from domain.setup import new_game
+from domain.state import Marker, State
+from server.carddata import load_game_data
+
+_DATA = load_game_data()
+SEED = bytes(range(32))
+
+
+def started(
+    seats: int = 4,
+    edition: str = "towers",
+    modules: Sequence[str] = (),
+    data: GameData | None = None,
+    seed: bytes = SEED,
+) -> State:
+    """A game just dealt from `seed`: seat 0 is to play a card."""
+    return fold(
+        new_game(
+            edition=edition,
+            seats=seats,
+            modules=modules,
+            game_data=data or _DATA,
+            server_seed=seed,
+        )
+    )
+
+
+def table(
+    seats: int = 4,
+    edition: str = "towers",
+    modules: Sequence[str] = (),
+    *,
+    data: GameData | None = None,
+    hands: Mapping[int, Sequence[str]] | None = None,
+    face_up: Mapping[str, str | None] | None = None,
+    clear_face_up: bool = False,
+    draw: Sequence[str] | None = None,
+    hidden: Sequence[str] | None = None,
+    towers: Mapping[str, tuple[Sequence[int], Sequence[int]]] | None = None,
+    winners: Mapping[str, tuple[int, int]] | None = None,
+    played: Mapping[int, Sequence[str]] | None = None,
+    supply: Mapping[int, int] | None = None,
+    markers: Sequence[tuple[int, str, str, str]] = (),
+    active: int = 0,
+) -> State:
+    """A started game arranged as given; `active` is to play a card.
+
+    Cards named anywhere are taken out of wherever the deal put them, so that every card
+    still lies in exactly one place. Floors placed by `towers` come out of the builders'
+    supply unless `supply` says otherwise.
+    """
+    state = started(seats, edition, modules, data)
+    board = state.board
+    named: set[str] = set()
+    for cards in (hands or {}).values():
+        named.update(cards)
+    for cards in (played or {}).values():
+        named.update(cards)
+    named.update(card for card in (face_up or {}).values() if card)
+    named.update(draw or ())
+    named.update(hidden or ())
+
+    def without(cards: Sequence[str]) -> tuple[str, ...]:
+        return tuple(card for card in cards if card not in named)
+
+    hand_list = [without(hand) for hand in state.hands]
+    for seat, cards in (hands or {}).items():
+        hand_list[seat] = tuple(cards)
+    played_list = [without(stack) for stack in state.played]
+    for seat, cards in (played or {}).items():
+        played_list[seat] = tuple(cards)
+    up: list[str | None] = [None if clear_face_up else card for card in state.face_up]
+    up = [None if card in named else card for card in up]
+    for name, card in (face_up or {}).items():
+        up[board.city_index[name]] = card
+    loose = [card for card in state.face_up if card is not None and card not in up]
+    pile = tuple(draw) if draw is not None else without(state.draw) + without(tuple(loose))
+    site_list = list(state.towers)
+    supply_list = list(state.supply)
+    for name, sites in (towers or {}).items():
+        city = board.city_index[name]
+        for site, builders in enumerate(sites):
+            site_list[2 * city + site] = tuple(builders)
+            for builder in builders:
+                supply_list[builder] -= 1
+    for builder, left in (supply or {}).items():
+        supply_list[builder] = left
+    won = list(state.winners)
+    for name, pair in (winners or {}).items():
+        won[board.city_index[name]] = pair
+    return replace(
+        state,
+        hands=tuple(hand_list),
+        played=tuple(played_list),
+        face_up=tuple(up),
+        draw=pile,
+        hidden=tuple(hidden) if hidden is not None else without(state.hidden),
+        towers=tuple(site_list),
+        supply=tuple(supply_list),
+        winners=tuple(won),
+        markers=tuple(_marker(board, *marker) for marker in markers),
+        markers_left=tuple(
+            left - sum(1 for marker in markers if marker[0] == seat)
+            for seat, left in enumerate(state.markers_left)
+        ),
+        active=active,
+        pending=StepStarted(active, "play_card"),
+    )
+
+
+def _marker(board: Board, seat: int, a: str, b: str, side: str) -> Marker:
+    first, second = sorted((board.city_index[a], board.city_index[b]))
+    assert side in ("trader", "bandit")
+    return Marker(seat, first, second, "trader" if side == "trader" else "bandit")
+
+
+def waiting(state: State, seat: int, step: Step, **turn: object) -> State:
+    """`state` with `seat` to decide `step` mid-turn (e.g. card="MIL-3", placed=1)."""
+    return replace(state, active=seat, pending=StepStarted(seat, step), **turn)
+
+
+def act(state: State, seat: int, *commands: Command) -> tuple[list[Event], State]:
+    """Send `commands` for `seat` one after the other; return all events and the last state."""
+    log: list[Event] = []
+    for command in commands:
+        events, state = play(state, seat, command)
+        log += events
+    return log, state
+
+
+E = TypeVar("E")
+
+
+def of_type(events: Sequence[Event], kind: type[E]) -> list[E]:
+    return [event for event in events if isinstance(event, kind)]

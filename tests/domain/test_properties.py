@@ -1,0 +1,82 @@
+"""Property-based play: Hypothesis chooses every decision, so a failure shrinks to the
+shortest sequence of choices that breaks a rule or an invariant."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from domain.decide import play
+from domain.errors import IllegalCommand
+from domain.evolve import fold
+from domain.gamedata import GameData
+from domain.legal import legal_commands
+from domain.setup import new_game
+from server.carddata import load_game_data
+from tests.domain.invariants import Checker, command_universe
+
+DATA: GameData = load_game_data()
+OPTIONS = st.sampled_from(
+    [("classic", seats, ()) for seats in (2, 3, 4, 5)]
+    + [
+        ("towers", seats, modules)
+        for seats in (2, 3, 4, 5)
+        for modules in ((), ("trade_routes",), ("delegates",), ("trade_routes", "delegates"))
+    ]
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(options=OPTIONS, seed=st.binary(min_size=32, max_size=32), choices=st.data())
+def test_any_sequence_of_legal_choices_keeps_every_invariant(
+    options: tuple[str, int, tuple[str, ...]], seed: bytes, choices: st.DataObject
+) -> None:
+    edition, seats, modules = options
+    log = new_game(edition=edition, seats=seats, modules=modules, game_data=DATA, server_seed=seed)
+    state = fold(log)
+    checker = Checker(state)
+    checker.note(log)
+    while state.pending is not None:
+        seat = state.pending.seat
+        legal = legal_commands(state, seat)
+        assert legal
+        command = legal[choices.draw(st.integers(0, len(legal) - 1), label="choice")]
+        events, state = play(state, seat, command)
+        checker.note(events)
+        checker.check_state(state)
+    assert state.result is not None
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    seed=st.binary(min_size=32, max_size=32),
+    steps=st.integers(0, 120),
+    pick=st.integers(0, 10_000),
+    seat=st.integers(-1, 5),
+)
+def test_a_command_is_accepted_exactly_when_it_is_listed(
+    seed: bytes, steps: int, pick: int, seat: int
+) -> None:
+    state = fold(
+        new_game(
+            edition="towers",
+            seats=2,
+            modules=("trade_routes",),
+            game_data=DATA,
+            server_seed=seed,
+        )
+    )
+    for _ in range(steps):
+        if state.pending is None:
+            break
+        legal = legal_commands(state, state.pending.seat)
+        _, state = play(state, state.pending.seat, legal[pick % len(legal)])
+    universe = command_universe(state.board)
+    command = universe[pick % len(universe)]
+    listed = command in legal_commands(state, seat)
+    try:
+        play(state, seat, command)
+    except IllegalCommand:
+        assert not listed
+    else:
+        assert listed
