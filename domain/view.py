@@ -102,12 +102,19 @@ class View(msgspec.Struct, frozen=True, gc=False):
     seed_commitment: str
     server_seed: str | None = None
     result: GameEnded | None = None
+    hands: tuple[tuple[str, ...], ...] | None = None
+    draw: tuple[str, ...] | None = None
+    hidden: tuple[str, ...] | None = None
 
 
-def view(state: State, seat: int | None) -> View:
-    """The game as `seat` sees it; `None` is a spectator."""
+def view(state: State, seat: int | None, *, everything: bool = False) -> View:
+    """The game as `seat` sees it; `None` is a spectator.
+
+    `everything` shows every hand, the draw pile and the hidden cards: for the steps of a game
+    that is over, since once it ends everybody sees everything (R42).
+    """
     board = state.board
-    over = state.phase == "over"
+    over = state.phase == "over" or everything
     tokens = token_values(state) if state.seat_players else []
     mine = seat is not None and 0 <= seat < len(state.hands)
     return View(
@@ -133,6 +140,9 @@ def view(state: State, seat: int | None) -> View:
         seed_commitment=state.seed_commitment,
         server_seed=state.server_seed if over else None,
         result=state.result,
+        hands=state.hands if everything else None,
+        draw=state.draw if everything else None,
+        hidden=state.hidden if everything else None,
     )
 
 

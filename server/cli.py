@@ -11,6 +11,7 @@ from domain.board import EDITIONS, MODULES
 from domain.errors import InvalidOptions
 from domain.evolve import fold
 from domain.gamedata import GameDataError
+from domain.schemas import schema_documents
 from domain.setup import check_options
 from projections.narrate import narrate
 from server.carddata import load_game_data
@@ -81,3 +82,15 @@ def simulate_command(
             f"wins {summary.wins[builder]}"
         )
     click.echo(f"  shared wins: {summary.shared}")
+
+
+@main.command(name="schemas")
+@click.argument(
+    "directory", type=click.Path(file_okay=False, path_type=Path), default="docs/schemas"
+)
+def schemas_command(directory: Path) -> None:
+    """Write the JSON Schemas of commands, events, views and card files to DIRECTORY."""
+    directory.mkdir(parents=True, exist_ok=True)
+    for name, content in schema_documents().items():
+        (directory / name).write_bytes(content)
+        click.echo(f"wrote {directory / name}")

@@ -1,0 +1,212 @@
+"""The game record: one JSON document that holds a whole game, for export and offline audit.
+
+Format `patrician-record/1`, documented in `docs/record.md`. It holds the options and the card
+data the game was created with (R50), the players, the fairness data (R40), the deal once the
+game is over, every command with its seat, time and command id, the result, and the event log
+with each entry's exact bytes and chain hash, so a verifier in any language can check the
+chain, re-derive the deal and replay every command. During play it is redacted for the caller
+like everything else: hidden events are left out and the seed and the deal are absent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Literal
+
+import msgspec
+
+from domain.commands import Command
+from domain.events import (
+    ArchitettoCardsSetAside,
+    DrawPileStacked,
+    Edition,
+    Event,
+    FaceUpDealt,
+    GameCreated,
+    GameEnded,
+    GameStarted,
+    HandDealt,
+    Module,
+    SeatJoined,
+    SeedRevealed,
+)
+from domain.gamedata import GameData
+from domain.view import visible
+
+FORMAT = "patrician-record/1"
+
+
+class CommandMeta(msgspec.Struct, frozen=True, forbid_unknown_fields=False):
+    """What the command path stores with every append (the batch metadata)."""
+
+    kind: Literal["create", "join", "commands"]
+    player: str
+    time: str
+    seat: int | None = None
+    commands: tuple[Command, ...] = ()
+
+
+class RecordPlayer(msgspec.Struct, frozen=True):
+    joined: int
+    player_id: str
+    name: str
+    seat: int | None
+
+
+class RecordFairness(msgspec.Struct, frozen=True):
+    shuffle_algorithm: str
+    seed_commitment: str
+    entropies: tuple[str, ...]
+    server_seed: str | None
+
+
+class RecordDeal(msgspec.Struct, frozen=True):
+    seat_players: tuple[int, ...]
+    hands: tuple[tuple[str, ...], ...]
+    draw_pile: tuple[str, ...]
+    face_up: tuple[str, ...]
+    architetto_hidden: tuple[str, ...]
+
+
+class RecordCommand(msgspec.Struct, frozen=True):
+    command_id: str
+    kind: str
+    player_id: str
+    seat: int | None
+    time: str
+    commands: tuple[Command, ...]
+    first_version: int
+    last_version: int
+
+
+class RecordEvent(msgspec.Struct, frozen=True):
+    version: int
+    hash: str
+    data: str
+
+
+class Head(msgspec.Struct, frozen=True):
+    version: int
+    hash: str
+
+
+class Record(msgspec.Struct, frozen=True):
+    format: str
+    game_id: str
+    complete: bool
+    rules_version: int
+    edition: Edition
+    seats: int
+    modules: tuple[Module, ...]
+    game_data: GameData
+    players: tuple[RecordPlayer, ...]
+    fairness: RecordFairness
+    deal: RecordDeal | None
+    commands: tuple[RecordCommand, ...]
+    result: GameEnded | None
+    events: tuple[RecordEvent, ...]
+    head: Head
+
+
+class LoggedEvent(msgspec.Struct, frozen=True, gc=False):
+    """An event with its place in the log: version, exact stored bytes, chain hash."""
+
+    version: int
+    event: Event
+    data: bytes
+    hash: str
+
+
+class LoggedBatch(msgspec.Struct, frozen=True, gc=False):
+    command_id: str
+    meta: CommandMeta
+    first_version: int
+    last_version: int
+
+
+def build_record(
+    game_id: str,
+    log: Sequence[LoggedEvent],
+    batches: Sequence[LoggedBatch],
+    names: Mapping[str, str],
+    seat: int | None,
+) -> Record:
+    """The record of the game whose whole log is `log`, as `seat` (None: anyone) may see it."""
+    created = log[0].event
+    assert isinstance(created, GameCreated)
+    over = any(isinstance(entry.event, GameEnded) for entry in log[-2:])
+    joined = [entry.event for entry in log if isinstance(entry.event, SeatJoined)]
+    seat_players = next(
+        (entry.event.seat_players for entry in log if isinstance(entry.event, GameStarted)), ()
+    )
+    seat_of = {join: s for s, join in enumerate(seat_players)}
+    result = next((entry.event for entry in log if isinstance(entry.event, GameEnded)), None)
+    server_seed = next(
+        (entry.event.server_seed for entry in log if isinstance(entry.event, SeedRevealed)), None
+    )
+    return Record(
+        format=FORMAT,
+        game_id=game_id,
+        complete=over,
+        rules_version=created.rules_version,
+        edition=created.edition,
+        seats=created.seats,
+        modules=created.modules,
+        game_data=created.game_data,
+        players=tuple(
+            RecordPlayer(i, event.player, names.get(event.player, ""), seat_of.get(i))
+            for i, event in enumerate(joined)
+        ),
+        fairness=RecordFairness(
+            shuffle_algorithm=created.shuffle_algorithm,
+            seed_commitment=created.seed_commitment,
+            entropies=tuple(event.entropy for event in joined),
+            server_seed=server_seed if over else None,
+        ),
+        deal=_deal(log, seat_players) if over and seat_players else None,
+        commands=tuple(
+            RecordCommand(
+                command_id=batch.command_id,
+                kind=batch.meta.kind,
+                player_id=batch.meta.player,
+                seat=batch.meta.seat,
+                time=batch.meta.time,
+                commands=batch.meta.commands,
+                first_version=batch.first_version,
+                last_version=batch.last_version,
+            )
+            for batch in batches
+        ),
+        result=result,
+        events=tuple(
+            RecordEvent(entry.version, entry.hash, entry.data.decode())
+            for entry in log
+            if visible(entry.event, seat, over)
+        ),
+        head=Head(log[-1].version, log[-1].hash),
+    )
+
+
+def _deal(log: Sequence[LoggedEvent], seat_players: tuple[int, ...]) -> RecordDeal:
+    """R50: the hands, the draw pile top first, the face-up cards and the hidden cards."""
+    hands: dict[int, tuple[str, ...]] = {}
+    pile: tuple[str, ...] = ()
+    face_up: tuple[str, ...] = ()
+    hidden: tuple[str, ...] = ()
+    for entry in log:
+        event = entry.event
+        if isinstance(event, HandDealt):
+            hands[event.seat] = event.cards
+        elif isinstance(event, DrawPileStacked):
+            pile = event.cards
+        elif isinstance(event, FaceUpDealt):
+            face_up = event.cards
+        elif isinstance(event, ArchitettoCardsSetAside):
+            hidden = event.cards
+    return RecordDeal(
+        seat_players=seat_players,
+        hands=tuple(hands[s] for s in sorted(hands)),
+        draw_pile=pile,
+        face_up=face_up,
+        architetto_hidden=hidden,
+    )
