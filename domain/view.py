@@ -124,7 +124,7 @@ def view(state: State, seat: int | None, *, everything: bool = False) -> View:
         seats=board.seats,
         modules=board.modules,
         viewer=seat,
-        cities=_cities(state),
+        cities=_cities(state, seat, over),
         players=_players(state, seat, tokens, over),
         architetto=_architetto(state, tokens, over),
         draw_count=len(state.draw),
@@ -146,10 +146,12 @@ def view(state: State, seat: int | None, *, everything: bool = False) -> View:
     )
 
 
-def _cities(state: State) -> tuple[CityView, ...]:
+def _cities(state: State, seat: int | None, over: bool) -> tuple[CityView, ...]:
     if not state.towers:
         return ()
     board = state.board
+    # R42: classic tokens lie face down, so others learn only that a city was scored.
+    hide = board.edition == "classic" and not over
     cities = []
     for city, name in enumerate(board.cities):
         first, second = state.towers[2 * city], state.towers[2 * city + 1]
@@ -163,8 +165,8 @@ def _cities(state: State) -> tuple[CityView, ...]:
                 board.tokens[city] if won is None else (),
                 state.face_up[city],
                 won is not None,
-                None if won is None else won[0],
-                None if won is None else won[1],
+                None if won is None or (hide and won[0] != seat) else won[0],
+                None if won is None or (hide and won[1] != seat) else won[1],
             )
         )
     return tuple(cities)
