@@ -1,0 +1,189 @@
+"""The event store over a Redis client: `EventStore` (sync) and `AsyncEventStore` (asyncio).
+
+Both are thin: every operation is written once in `store.ops` as a generator of Redis
+requests, and a store only carries the requests to its client (`run`) and translates Redis
+failures into `StoreUnavailable`. The public methods are those operations bound to a store, so
+their signatures and docstrings are the ones in `store.ops`. Clients are passed in, never made
+here: `redis.Redis`, `redis.cluster.RedisCluster`, `fakeredis.FakeRedis` and their asyncio
+counterparts all work. They must not decode responses: events are bytes, hashed as bytes.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
+from functools import wraps
+from typing import Any, Concatenate, ParamSpec, TypeVar
+
+from redis.exceptions import NoScriptError
+
+from store import ops
+from store.errors import translated_errors
+from store.keys import KeySpace
+from store.records import StoredEvent
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+class _Store:
+    """What both stores hold: the client, its registered scripts and the shared context."""
+
+    def __init__(
+        self,
+        client: Any,
+        *,
+        prefix: str = "patrician",
+        shards: int = 16,
+        head_cache_size: int = 10_000,
+    ) -> None:
+        encoder = client.get_encoder() if hasattr(client, "get_encoder") else None
+        if getattr(encoder, "decode_responses", False):
+            raise ValueError("the event store needs a client with decode_responses=False")
+        self.client = client
+        self.context = ops.Context(KeySpace(prefix, shards), head_cache_size)
+
+    @property
+    def keys(self) -> KeySpace:
+        return self.context.keys
+
+
+def _sync(
+    op: Callable[Concatenate[ops.Context, P], ops.Op[T]],
+) -> Callable[Concatenate[EventStore, P], T]:
+    @wraps(op)
+    def method(self: EventStore, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        return self.run(op(self.context, *args, **kwargs))
+
+    return method
+
+
+def _async(
+    op: Callable[Concatenate[ops.Context, P], ops.Op[T]],
+) -> Callable[Concatenate[AsyncEventStore, P], Coroutine[Any, Any, T]]:
+    @wraps(op)
+    async def method(self: AsyncEventStore, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        return await self.run(op(self.context, *args, **kwargs))
+
+    return method
+
+
+class _Idle:
+    """How long each blocking read of `follow` may wait, so that it ends once `timeout`
+    seconds pass with no new event (never, when `timeout` is None). One read is always made,
+    so `timeout=0` returns what is there without waiting."""
+
+    def __init__(self, timeout: float | None, poll: float) -> None:
+        self._timeout = timeout
+        self._poll_ms = max(1, int(poll * 1000))
+        self._read_since_reset = False
+        self.reset()
+
+    def reset(self) -> None:
+        self._deadline = None if self._timeout is None else time.monotonic() + self._timeout
+        self._read_since_reset = False
+
+    def next_block(self) -> tuple[bool, int | None]:
+        """(go on?, milliseconds the next XREAD may block, None for not at all)."""
+        first, self._read_since_reset = not self._read_since_reset, True
+        if self._deadline is None:
+            return True, self._poll_ms
+        left_ms = int((self._deadline - time.monotonic()) * 1000)
+        if left_ms <= 0:
+            return first, None
+        return True, min(self._poll_ms, left_ms)
+
+
+class EventStore(_Store):
+    """The event store for a sync client (`redis.Redis`, `RedisCluster`, `FakeRedis`)."""
+
+    def run(self, op: ops.Op[T]) -> T:
+        """Carry out one operation of `store.ops` on this store's client."""
+        step, reply = op.send, None
+        with translated_errors:
+            while True:
+                try:
+                    request = step(reply)
+                except StopIteration as done:
+                    result: T = done.value
+                    return result
+                try:
+                    step, reply = op.send, ops.dispatch(self.client, request)
+                except NoScriptError as error:
+                    step, reply = op.throw, error
+
+    append = _sync(ops.append)
+    head = _sync(ops.head)
+    read = _sync(ops.read)
+    batches = _sync(ops.batches)
+    command_result = _sync(ops.command_result)
+    command_record = _sync(ops.command_record)
+    last_batch = _sync(ops.last_batch)
+    verify = _sync(ops.verify)
+    save_snapshot = _sync(ops.save_snapshot)
+    load_snapshot = _sync(ops.load_snapshot)
+    read_outbox = _sync(ops.read_outbox)
+
+    def follow(
+        self, game_id: str, after: int = 0, *, timeout: float | None = None, poll: float = 1.0
+    ) -> Iterator[StoredEvent]:
+        """Yield the game's events after version `after` as they are appended, ending once
+        `timeout` seconds pass without one (None: never). Each XREAD blocks at most `poll`
+        seconds, which must stay below the client's socket timeout."""
+        idle = _Idle(timeout, poll)
+        go_on, block = idle.next_block()
+        while go_on:
+            events = self.run(ops.poll(self.context, game_id, after, block, 100))
+            if events:
+                idle.reset()
+                after = events[-1].version
+                yield from events
+            go_on, block = idle.next_block()
+
+
+class AsyncEventStore(_Store):
+    """The event store for an asyncio client (`redis.asyncio.Redis`, its `RedisCluster`,
+    `FakeAsyncRedis`)."""
+
+    async def run(self, op: ops.Op[T]) -> T:
+        """Carry out one operation of `store.ops` on this store's client."""
+        step, reply = op.send, None
+        with translated_errors:
+            while True:
+                try:
+                    request = step(reply)
+                except StopIteration as done:
+                    result: T = done.value
+                    return result
+                try:
+                    step, reply = op.send, await ops.dispatch(self.client, request)
+                except NoScriptError as error:
+                    step, reply = op.throw, error
+
+    append = _async(ops.append)
+    head = _async(ops.head)
+    read = _async(ops.read)
+    batches = _async(ops.batches)
+    command_result = _async(ops.command_result)
+    command_record = _async(ops.command_record)
+    last_batch = _async(ops.last_batch)
+    verify = _async(ops.verify)
+    save_snapshot = _async(ops.save_snapshot)
+    load_snapshot = _async(ops.load_snapshot)
+    read_outbox = _async(ops.read_outbox)
+
+    async def follow(
+        self, game_id: str, after: int = 0, *, timeout: float | None = None, poll: float = 1.0
+    ) -> AsyncIterator[StoredEvent]:
+        """The asyncio twin of `EventStore.follow`."""
+        idle = _Idle(timeout, poll)
+        go_on, block = idle.next_block()
+        while go_on:
+            for event in (
+                events := await self.run(ops.poll(self.context, game_id, after, block, 100))
+            ):
+                yield event
+            if events:
+                idle.reset()
+                after = events[-1].version
+            go_on, block = idle.next_block()
