@@ -1,0 +1,393 @@
+"""The command path: the one way a game changes (create, join, commands).
+
+Load the state (cached by version), decide with the domain, append with the expected version.
+Written as store operations (generators of Redis requests, see `store.ops`) so that the asyncio
+server and sync tools run the same logic; `GameService` runs them on an `AsyncEventStore`.
+
+Idempotency: a command id names one request of one seat (its commands and expected version).
+Sent again, it gets the first result again, even when the game has moved on since; sent with
+other content, it is refused. Concurrency: a stale expected version is a conflict that reports
+the current version; a caller without an expected version (a bot, a timer) is retried a bounded
+number of times on a conflict, as long as its command is still legal.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import Literal
+
+import msgspec
+
+from domain.commands import Command
+from domain.decide import play
+from domain.errors import IllegalCommand
+from domain.events import Event, encoder, event_decoder, events_decoder
+from domain.evolve import fold
+from domain.gamedata import GameData
+from domain.setup import create_game, join_game
+from domain.state import NEW_GAME, State
+from store import ops
+from store.errors import CommandIdReused, DuplicateCommand, StoreError, VersionConflict
+from store.keys import check_game_id
+from store.loading import SnapshotPolicy, load_op, snapshot_if_due_op
+from store.records import AppendResult, Batch
+
+_commands_encoder = msgspec.json.Encoder()
+
+
+class GameNotFound(StoreError):
+    """No game has this id."""
+
+
+class NotSeated(StoreError):
+    """The player holds no seat in this game, so it cannot act in it."""
+
+
+class WrongInvite(StoreError):
+    """The invite code does not open this game."""
+
+
+class CommandRefused(StoreError):
+    """Command number `index` of a request was refused by the rules; nothing was written."""
+
+    def __init__(self, index: int, error: IllegalCommand) -> None:
+        super().__init__(index, error)
+        self.index = index
+        self.error = error
+
+
+class Meta(msgspec.Struct, frozen=True):
+    """What the store keeps with every append, in the batch metadata: who asked, when, what."""
+
+    kind: Literal["create", "join", "commands"]
+    player: str
+    time: str
+    seat: int | None = None
+    commands: tuple[Command, ...] = ()
+
+
+class Outcome(msgspec.Struct, frozen=True):
+    """An accepted request: the versions it took, its events (unredacted: the caller redacts
+    for whoever it answers) and the state after them. `repeated` when the command id had
+    already been accepted and this is its first result again."""
+
+    first_version: int
+    last_version: int
+    events: tuple[Event, ...]
+    state: State
+    repeated: bool = False
+
+
+_meta_encoder = msgspec.json.Encoder()
+meta_decoder = msgspec.json.Decoder(Meta)
+
+
+class StateCache:
+    """The latest states of recently used games, by game id, newest last. A cached state is
+    only a starting point: the append checks the version, and reads catch up from Redis."""
+
+    def __init__(self, size: int = 2048) -> None:
+        self._size = size
+        self._states: OrderedDict[str, State] = OrderedDict()
+
+    def get(self, game_id: str) -> State | None:
+        state = self._states.get(game_id)
+        if state is not None:
+            self._states.move_to_end(game_id)
+        return state
+
+    def put(self, game_id: str, state: State) -> None:
+        known = self._states.get(game_id)
+        if known is not None and known.version > state.version:
+            return
+        self._states[game_id] = state
+        self._states.move_to_end(game_id)
+        if len(self._states) > self._size:
+            self._states.popitem(last=False)
+
+
+class Games:
+    """What the command path needs besides Redis: the store context, the card data new games
+    are created with, the state cache and the snapshot policy."""
+
+    def __init__(
+        self,
+        context: ops.Context,
+        game_data: GameData,
+        *,
+        cache: StateCache | None = None,
+        snapshots: SnapshotPolicy | None = None,
+        conflict_retries: int = 3,
+    ) -> None:
+        self.context = context
+        self.game_data = game_data
+        self.cache = cache or StateCache()
+        self.snapshots = snapshots or SnapshotPolicy()
+        self.conflict_retries = conflict_retries
+
+    def meta_key(self, game_id: str) -> str:
+        return self.context.keys.game(game_id).meta
+
+
+def digest(*parts: bytes) -> str:
+    return hashlib.sha256(b"\x00".join(parts)).hexdigest()
+
+
+def invite_digest(code: str) -> str:
+    return hashlib.sha256(code.encode()).hexdigest()
+
+
+def seat_of(state: State, player: str) -> int | None:
+    """The seat `player` holds in this game (one per player), or None."""
+    for seat, joined in enumerate(state.seat_players):
+        if state.players[joined] == player:
+            return seat
+    return None
+
+
+# --- reading -------------------------------------------------------------------------------
+
+
+def current_op(games: Games, game_id: str, expected: int | None = None) -> ops.Op[State]:
+    """The game's state at its head: the cached state caught up with the events after it,
+    or loaded from the latest snapshot. Raises `GameNotFound`.
+
+    With `expected`, a cached state at exactly that version is taken as it is, without a read:
+    the caller is about to append at that version, and the append itself refuses a stale one.
+    """
+    check_game_id(game_id)
+    state = games.cache.get(game_id)
+    if state is not None and state.version == expected:
+        return state
+    if state is None:
+        loaded = yield from load_op(games.context, game_id)
+        state = loaded.state
+    else:
+        newer = yield from ops.read(games.context, game_id, after=state.version)
+        if newer:
+            state = fold(
+                events_decoder.decode(b"[" + b",".join(e.data for e in newer) + b"]"), state
+            )
+    if state.version == 0:
+        raise GameNotFound(game_id)
+    games.cache.put(game_id, state)
+    return state
+
+
+def log_op(games: Games, game_id: str) -> ops.Op[list[tuple[int, Event, bytes, str]]]:
+    """The whole log: (version, event, exact bytes, chain hash) per event."""
+    stored = yield from ops.read(games.context, game_id)
+    if not stored:
+        raise GameNotFound(game_id)
+    return [(e.version, event_decoder.decode(e.data), e.data, e.hash) for e in stored]
+
+
+def batches_op(games: Games, game_id: str) -> ops.Op[list[Batch]]:
+    return (yield from ops.batches(games.context, game_id))
+
+
+def last_change_op(games: Games, game_id: str) -> ops.Op[str | None]:
+    """When the game last changed: the time of its last append (from the batch metadata)."""
+    batch = yield from ops.last_batch(games.context, game_id)
+    return None if batch is None else meta_decoder.decode(batch.metadata).time
+
+
+def events_op(games: Games, game_id: str, first: int, last: int) -> ops.Op[tuple[Event, ...]]:
+    stored = yield from ops.read(games.context, game_id, after=first - 1, to=last)
+    return tuple(event_decoder.decode(e.data) for e in stored)
+
+
+# --- writing -------------------------------------------------------------------------------
+
+
+def _append_op(
+    games: Games,
+    game_id: str,
+    *,
+    state: State,
+    events: Sequence[Event],
+    command_id: str,
+    meta: Meta,
+    request: str,
+) -> ops.Op[Outcome]:
+    """Append decided events; on success cache the new state and snapshot when due."""
+    after = fold(events, state)
+    result: AppendResult = yield from ops.append(
+        games.context,
+        game_id,
+        state.version,
+        [encoder.encode(event) for event in events],
+        command_id,
+        _meta_encoder.encode(meta),
+        request_digest=request,
+    )
+    games.cache.put(game_id, after)
+    yield from snapshot_if_due_op(games.context, game_id, result, after, games.snapshots)
+    return Outcome(result.first_version, result.last_version, tuple(events), after)
+
+
+def _first_result_op(games: Games, game_id: str, result: AppendResult) -> ops.Op[Outcome]:
+    """An earlier append of this command id, told again."""
+    events = yield from events_op(games, game_id, result.first_version, result.last_version)
+    state = yield from current_op(games, game_id)
+    return Outcome(result.first_version, result.last_version, events, state, repeated=True)
+
+
+def create_op(
+    games: Games,
+    game_id: str,
+    *,
+    player: str,
+    edition: str,
+    seats: int,
+    modules: Sequence[str],
+    entropy: str,
+    server_seed: bytes,
+    invite_code: str,
+    now: str,
+) -> ops.Op[Outcome]:
+    """Create a game with its creator in the first seat; raises `InvalidOptions`."""
+    check_game_id(game_id)
+    events = create_game(
+        edition=edition,
+        seats=seats,
+        modules=modules,
+        game_data=games.game_data,
+        server_seed=server_seed,
+        player=player,
+        entropy=entropy,
+    )
+    # The invite digest first: should the append fail, a meta key with no game is harmless.
+    yield ops.Call("hset", (games.meta_key(game_id), "invite", invite_digest(invite_code)))
+    meta = Meta("create", player, now)
+    return (
+        yield from _append_op(
+            games,
+            game_id,
+            state=NEW_GAME,
+            events=events,
+            command_id="create",
+            meta=meta,
+            request="create",
+        )
+    )
+
+
+def join_op(
+    games: Games, game_id: str, *, player: str, invite_code: str, entropy: str, now: str
+) -> ops.Op[Outcome]:
+    """Take a seat with the invite code; the last seat starts and deals the game."""
+    state = yield from current_op(games, game_id)
+    stored = yield ops.Call("hget", (games.meta_key(game_id), "invite"))
+    offered = invite_digest(invite_code).encode()
+    if stored is None or not hmac.compare_digest(stored, offered):
+        raise WrongInvite(game_id)
+    command_id = f"join:{player}"
+    request = digest(b"join", player.encode())
+    for _attempt in range(games.conflict_retries + 1):
+        events = join_game(state, player, entropy)
+        try:
+            return (
+                yield from _append_op(
+                    games,
+                    game_id,
+                    state=state,
+                    events=events,
+                    command_id=command_id,
+                    meta=Meta("join", player, now),
+                    request=request,
+                )
+            )
+        except DuplicateCommand as done:
+            return (yield from _first_result_op(games, game_id, done.first_result))
+        except VersionConflict:
+            state = yield from current_op(games, game_id)
+    raise VersionConflict(state.version)
+
+
+def request_digest(seat: int, expected_version: int | None, commands: Sequence[Command]) -> str:
+    return digest(
+        b"commands",
+        str(seat).encode(),
+        str(expected_version).encode(),
+        _commands_encoder.encode(list(commands)),
+    )
+
+
+def decide_all(state: State, seat: int, commands: Sequence[Command]) -> list[Event]:
+    """Decide a seat's commands one after the other; all of them or none (`CommandRefused`)."""
+    events: list[Event] = []
+    for index, command in enumerate(commands):
+        try:
+            decided, state = play(state, seat, command)
+        except IllegalCommand as error:
+            raise CommandRefused(index, error) from None
+        events += decided
+    return events
+
+
+def execute_op(
+    games: Games,
+    game_id: str,
+    *,
+    player: str,
+    expected_version: int | None,
+    command_id: str,
+    commands: Sequence[Command],
+    now: str,
+) -> ops.Op[Outcome]:
+    """Decide and append one or more commands of the player's seat, atomically.
+
+    With `expected_version`, a game at another version is a `VersionConflict` (after checking
+    that this is not a retry of a command already accepted). Without it, the commands are
+    decided on the current state and retried on a conflict while they are still legal.
+    """
+    state = yield from current_op(games, game_id, expected_version)
+    seat = seat_of(state, player)
+    if seat is None:
+        raise NotSeated(game_id)
+    request = request_digest(seat, expected_version, commands)
+    meta = Meta("commands", player, now, seat, tuple(commands))
+    try:
+        for _attempt in range(games.conflict_retries + 1):
+            if expected_version is not None and state.version != expected_version:
+                yield from _raise_if_known(games, game_id, command_id, request)
+                raise VersionConflict(state.version)
+            try:
+                events = decide_all(state, seat, commands)
+            except CommandRefused:
+                yield from _raise_if_known(games, game_id, command_id, request)
+                raise
+            try:
+                return (
+                    yield from _append_op(
+                        games,
+                        game_id,
+                        state=state,
+                        events=events,
+                        command_id=command_id,
+                        meta=meta,
+                        request=request,
+                    )
+                )
+            except VersionConflict:
+                state = yield from current_op(games, game_id)
+        raise VersionConflict(state.version)
+    except DuplicateCommand as done:
+        return (yield from _first_result_op(games, game_id, done.first_result))
+
+
+def _raise_if_known(games: Games, game_id: str, command_id: str, request: str) -> ops.Op[None]:
+    """Before refusing a request, look whether its command id was accepted already: then the
+    first result is the answer (`DuplicateCommand`), or the id was used for another request
+    (`CommandIdReused`)."""
+    known = yield from ops.command_record(games.context, game_id, command_id)
+    if known is None:
+        return
+    result, first_digest = known
+    if first_digest != request:
+        raise CommandIdReused(command_id, result)
+    raise DuplicateCommand(result)
