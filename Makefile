@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 ARGS ?=
 
-.PHONY: run test lint bench install clean
+.PHONY: run simulate test lint bench install clean
 
 $(BIN)/.installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -17,6 +17,9 @@ $(BIN)/.installed: pyproject.toml constraints.txt
 install: $(BIN)/.installed
 
 run: $(BIN)/.installed
+	$(BIN)/patrician serve $(ARGS)
+
+simulate: $(BIN)/.installed
 	$(BIN)/patrician simulate --games 200 --seats 4 --edition towers $(ARGS)
 
 test: $(BIN)/.installed
@@ -30,6 +33,8 @@ lint: $(BIN)/.installed
 
 bench: $(BIN)/.installed
 	$(BIN)/python bench/playouts.py
+	$(BIN)/python bench/store.py
+	$(BIN)/python bench/server.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis

@@ -11,7 +11,6 @@ like everything else: hidden events are left out and the seed and the deal are a
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Literal
 
 import msgspec
 
@@ -32,18 +31,9 @@ from domain.events import (
 )
 from domain.gamedata import GameData
 from domain.view import visible
+from store.games import Meta
 
 FORMAT = "patrician-record/1"
-
-
-class CommandMeta(msgspec.Struct, frozen=True, forbid_unknown_fields=False):
-    """What the command path stores with every append (the batch metadata)."""
-
-    kind: Literal["create", "join", "commands"]
-    player: str
-    time: str
-    seat: int | None = None
-    commands: tuple[Command, ...] = ()
 
 
 class RecordPlayer(msgspec.Struct, frozen=True):
@@ -119,7 +109,7 @@ class LoggedEvent(msgspec.Struct, frozen=True, gc=False):
 
 class LoggedBatch(msgspec.Struct, frozen=True, gc=False):
     command_id: str
-    meta: CommandMeta
+    meta: Meta
     first_version: int
     last_version: int
 

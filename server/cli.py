@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import BinaryIO
 
 import click
 
@@ -13,6 +14,7 @@ from domain.evolve import fold
 from domain.gamedata import GameDataError
 from domain.schemas import schema_documents
 from domain.setup import check_options
+from projections.audit import audit
 from projections.narrate import narrate
 from server.carddata import load_game_data
 from server.simulate import random_game, simulate, summarize
@@ -94,3 +96,55 @@ def schemas_command(directory: Path) -> None:
     for name, content in schema_documents().items():
         (directory / name).write_bytes(content)
         click.echo(f"wrote {directory / name}")
+
+
+@main.command(name="serve")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8000, show_default=True, type=int)
+@click.option(
+    "--redis-url",
+    envvar="REDIS_URL",
+    default=None,
+    help="Redis to keep games in (or REDIS_URL). Without it: an embedded in-process fakeredis.",
+)
+@click.option("--workers", default=1, show_default=True, type=click.IntRange(min=1))
+@_card_file
+def serve_command(
+    host: str, port: int, redis_url: str | None, workers: int, card_file: Path | None
+) -> None:
+    """Run the game server (HTTP API, OpenAPI at /schema)."""
+    import os
+
+    import uvicorn
+
+    if redis_url is None and workers > 1:
+        raise click.BadParameter(
+            "several workers need a shared Redis: an embedded fakeredis lives in one process",
+            param_hint="--workers",
+        )
+    if redis_url:
+        os.environ["REDIS_URL"] = redis_url
+    if card_file is not None:
+        load_game_data(card_file)  # refuse a broken card file before starting
+        os.environ["PATRICIAN_CARD_FILE"] = str(card_file)
+    uvicorn.run(
+        "server.app:from_environment",
+        factory=True,
+        host=host,
+        port=port,
+        workers=workers,
+        log_level="info",
+        access_log=False,
+    )
+
+
+@main.command(name="audit")
+@click.argument("record", type=click.File("rb"))
+def audit_command(record: BinaryIO) -> None:
+    """Verify a game record offline: hash chain, seed and deal, every command, the result."""
+    checks = audit(record.read())
+    for check in checks:
+        click.echo(f"{'ok  ' if check.ok else 'FAIL'} {check.name}: {check.detail}")
+    if not checks or not all(check.ok for check in checks):
+        raise click.ClickException("the record does not hold up")
+    click.echo("the record holds up")

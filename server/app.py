@@ -1,0 +1,173 @@
+"""The composition root: the only place that builds clients and wires the parts together.
+
+`create_app(Settings)` returns the Litestar app. Without a Redis URL it runs everything on an
+embedded in-process fakeredis (nothing survives the process; it says so on start); with one,
+it is the real deployment, and any number of server processes against that Redis behave as
+one server (every write is checked by version in Redis, caches are only starting points).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import structlog
+from litestar import Litestar
+from litestar.di import Provide
+from litestar.enums import ScopeType
+from litestar.logging.config import StructLoggingConfig
+from litestar.middleware.base import ASGIMiddleware
+from litestar.openapi.config import OpenAPIConfig
+from litestar.openapi.spec import Components, SecurityScheme
+from litestar.types import ASGIApp, Receive, Scope, Send
+
+from server.carddata import load_game_data
+from server.errors import EXCEPTION_HANDLERS
+from server.routes import ROUTES
+from server.service import Service
+from store.accounts import Accounts
+from store.client import AsyncEventStore
+from store.games import Games, StateCache
+from store.loading import SnapshotPolicy
+
+log = structlog.get_logger("patrician")
+
+MAX_BODY = 64 * 1024
+"""Request bodies above this are refused (413): a whole turn is well under 2 KB."""
+
+
+class Settings(msgspec.Struct, frozen=True):
+    redis_url: str | None = None
+    prefix: str = "patrician"
+    shards: int = 16
+    card_file: str | None = None
+    snapshot_every: int = 50
+    max_body: int = MAX_BODY
+
+    @classmethod
+    def from_environment(cls) -> Settings:
+        env = os.environ
+        return cls(
+            redis_url=env.get("REDIS_URL") or None,
+            prefix=env.get("PATRICIAN_PREFIX", "patrician"),
+            shards=int(env.get("PATRICIAN_SHARDS", "16")),
+            card_file=env.get("PATRICIAN_CARD_FILE") or None,
+            snapshot_every=int(env.get("PATRICIAN_SNAPSHOT_EVERY", "50")),
+        )
+
+
+class RequestIds(ASGIMiddleware):
+    """Give every request an id (the client's `X-Request-ID` if sane), bind it to the log
+    context, and send it back, so that a 500's id leads to its stack trace in the log."""
+
+    scopes = (ScopeType.HTTP,)
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send, next_app: ASGIApp) -> None:
+        given = dict(scope["headers"]).get(b"x-request-id", b"").decode("latin-1")
+        request_id = given if given.isalnum() and len(given) <= 64 else secrets.token_hex(8)
+        scope.setdefault("state", {})["request_id"] = request_id
+        structlog.contextvars.bind_contextvars(request_id=request_id)
+
+        async def send_with_id(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [
+                    *message.get("headers", []),
+                    (b"x-request-id", request_id.encode()),
+                ]
+            await send(message)
+
+        try:
+            await next_app(scope, receive, send_with_id)
+        finally:
+            structlog.contextvars.unbind_contextvars("request_id")
+
+
+def _clients(settings: Settings) -> tuple[Any, Any]:
+    """The Redis client for commands and reads, and one for blocking follows (live streams
+    hold a connection while they wait, so they must not starve the others)."""
+    if settings.redis_url is None:
+        import fakeredis
+
+        server = fakeredis.FakeServer()
+        return (
+            fakeredis.FakeAsyncRedis(server=server),
+            fakeredis.FakeAsyncRedis(server=server),
+        )
+    import redis.asyncio as redis
+
+    return (
+        redis.Redis.from_url(settings.redis_url, max_connections=64, health_check_interval=30),
+        redis.Redis.from_url(settings.redis_url, max_connections=1000),
+    )
+
+
+def create_app(settings: Settings | None = None) -> Litestar:
+    settings = settings or Settings()
+    client, follow_client = _clients(settings)
+    store = AsyncEventStore(client, prefix=settings.prefix, shards=settings.shards)
+    follow_store = AsyncEventStore(follow_client, prefix=settings.prefix, shards=settings.shards)
+    data = load_game_data(Path(settings.card_file) if settings.card_file else None)
+    games = Games(
+        store.context,
+        data,
+        cache=StateCache(),
+        snapshots=SnapshotPolicy(settings.snapshot_every),
+    )
+    service = Service(store, games, Accounts(settings.prefix), follow_store=follow_store)
+
+    async def announce() -> None:
+        if settings.redis_url is None:
+            log.warning(
+                "running on an embedded in-process fakeredis: games live only as long as this "
+                "process; pass --redis-url (or REDIS_URL) for a real deployment"
+            )
+        else:
+            log.info("using redis", url=_without_password(settings.redis_url))
+
+    async def close() -> None:
+        for each in (client, follow_client):
+            await each.aclose()
+
+    return Litestar(
+        route_handlers=ROUTES,
+        dependencies={"service": Provide(lambda: service, use_cache=True, sync_to_thread=False)},
+        exception_handlers=EXCEPTION_HANDLERS,
+        middleware=[RequestIds()],
+        request_max_body_size=settings.max_body,
+        on_startup=[announce],
+        on_shutdown=[close],
+        logging_config=StructLoggingConfig(log_exceptions="never"),
+        openapi_config=OpenAPIConfig(
+            title="Patrician",
+            version="1.0.0",
+            description=(
+                "Play Michael Schacht's Patrician by correspondence. Commands, events and views "
+                "are documented in docs/engine.md and docs/api.md."
+            ),
+            components=Components(
+                security_schemes={
+                    "BearerToken": SecurityScheme(
+                        type="http", scheme="bearer", description="The token of POST /api/players"
+                    )
+                }
+            ),
+        ),
+        debug=False,
+    )
+
+
+def _without_password(url: str) -> str:
+    scheme, sep, rest = url.partition("://")
+    if "@" in rest:
+        rest = "***@" + rest.split("@", 1)[1]
+    return scheme + sep + rest
+
+
+def from_environment() -> Litestar:
+    """The app factory for `uvicorn --factory` (each worker process builds its own)."""
+    logging.getLogger("uvicorn.access").setLevel(logging.WARNING)
+    return create_app(Settings.from_environment())

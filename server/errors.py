@@ -1,0 +1,112 @@
+"""The one table from domain and store errors to HTTP answers.
+
+Every refusal is a JSON `ErrorBody`: the status, a stable `error` code, a message for people,
+and where it applies the field, the ruling, the index of the refused command or the current
+version. Anything unexpected is a 500 carrying only the request id, which the log ties to
+the stack trace; the client never sees one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+import structlog
+from litestar import Request, Response
+from litestar.exceptions import HTTPException, NotAuthorizedException, ValidationException
+from litestar.types import ExceptionHandlersMap
+
+from domain.errors import IllegalCommand, InvalidOptions
+from server.models import ErrorBody
+from server.service import NotFound, Unauthorized
+from store.errors import CommandIdReused, StoreUnavailable, VersionConflict
+from store.games import CommandRefused, GameNotFound, NotSeated, WrongInvite
+
+log = structlog.get_logger("patrician.errors")
+
+# Refusals by the rules that are about who may act, not about the command.
+_FORBIDDEN_CODES = {"not_your_decision": 403}
+_CONFLICT_CODES = {"game_not_open": 409, "already_seated": 409}
+
+
+def _illegal(error: IllegalCommand, index: int | None) -> ErrorBody:
+    status = _FORBIDDEN_CODES.get(error.code) or _CONFLICT_CODES.get(error.code) or 422
+    return ErrorBody(status, error.code, error.message, rule=error.rule, index=index)
+
+
+def _body(error: Exception) -> ErrorBody | None:
+    """The answer to a known error, or None for an unexpected one."""
+    match error:
+        case CommandRefused():
+            return _illegal(error.error, error.index)
+        case IllegalCommand():
+            return _illegal(error, None)
+        case InvalidOptions():
+            return ErrorBody(422, "invalid_option", error.message, field=error.field)
+        case VersionConflict():
+            return ErrorBody(
+                409,
+                "version_conflict",
+                f"the game is at version {error.current}; reload it and decide again",
+                current_version=error.current,
+            )
+        case CommandIdReused():
+            return ErrorBody(
+                409,
+                "command_id_reused",
+                "this command_id was already used for another request; use a fresh one",
+            )
+        case GameNotFound():
+            return ErrorBody(404, "game_not_found", "no game has this id")
+        case NotFound():
+            return ErrorBody(404, "not_found", str(error))
+        case NotSeated():
+            return ErrorBody(403, "not_seated", "you hold no seat in this game")
+        case WrongInvite():
+            return ErrorBody(403, "wrong_invite", "this invite code does not open this game")
+        case Unauthorized() | NotAuthorizedException():
+            return ErrorBody(
+                401, "unauthorized", "send Authorization: Bearer <token> of a known player"
+            )
+        case StoreUnavailable():
+            return ErrorBody(503, "unavailable", "the game store is unreachable; try again")
+        case ValidationException():
+            return ErrorBody(400, "bad_request", _validation_message(error))
+        case HTTPException():
+            code = _HTTP_CODES.get(error.status_code, f"http_{error.status_code}")
+            return ErrorBody(error.status_code, code, str(error.detail))
+    return None
+
+
+def _validation_message(error: ValidationException) -> str:
+    extra = error.extra if isinstance(error.extra, list) else []
+    details = "; ".join(
+        f"{item.get('message')} at {item.get('key')}" if isinstance(item, dict) else str(item)
+        for item in extra
+    )
+    return f"{error.detail}: {details}" if details else str(error.detail)
+
+
+_HTTP_CODES = {
+    400: "bad_request",
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "body_too_large",
+    415: "unsupported_media_type",
+}
+
+
+def handle(request: Request[Any, Any, Any], error: Exception) -> Response[Any]:
+    request_id = request.scope.get("state", {}).get("request_id", "")
+    body = _body(error)
+    if body is None:
+        log.exception("unexpected error", request_id=request_id, path=request.url.path)
+        body = ErrorBody(500, "internal", "an unexpected error; quote the request id")
+    else:
+        log.info("refused", status=body.status, error=body.error, path=request.url.path)
+    answer = msgspec.structs.replace(body, request_id=request_id)
+    headers = {"WWW-Authenticate": "Bearer"} if body.status == 401 else None
+    return Response(answer, status_code=body.status, headers=headers)
+
+
+EXCEPTION_HANDLERS: ExceptionHandlersMap = {Exception: handle}

@@ -1,0 +1,243 @@
+"""The HTTP API: thin controllers that parse, authenticate, call the service, answer.
+
+Authentication: `Authorization: Bearer <token>`. Reads accept no token (a spectator's view);
+a token that is sent must be valid. Every outbound game document is redacted for the caller's
+seat by the service. Errors are answered by `server.errors` (one table for all).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any, cast
+
+import msgspec
+from litestar import Controller, Request, Response, get, post
+from litestar.di import Provide
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.params import Parameter
+from litestar.response import ServerSentEvent, ServerSentEventMessage
+from litestar.types import ControllerRouterHandler
+
+from domain.view import View
+from projections.record import Record
+from projections.replay import Replay
+from server import models
+from server.service import Service, Unauthorized
+
+BEARER: list[dict[str, list[str]]] = [{"BearerToken": []}]
+
+
+def _token(request: Request[Any, Any, Any]) -> str | None:
+    header = request.headers.get("authorization")
+    if header is None:
+        return None
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise Unauthorized("malformed Authorization header")
+    return token.strip()
+
+
+async def provide_player(request: Request[Any, Any, Any], service: Service) -> str:
+    token = _token(request)
+    if token is None:
+        raise Unauthorized("no token")
+    return await service.authenticate(token)
+
+
+async def provide_viewer(request: Request[Any, Any, Any], service: Service) -> str | None:
+    token = _token(request)
+    return None if token is None else await service.authenticate(token)
+
+
+def _errors(*statuses: int) -> dict[int, ResponseSpec]:
+    descriptions = {
+        400: "Malformed JSON, a wrong type, an unknown field or command type",
+        401: "No bearer token, or an unknown one",
+        403: "Not your seat, not your decision, or a wrong invite code",
+        404: "No such game (or version)",
+        409: "A stale expected_version (the body names the current version), a full game, "
+        "or a command_id reused for another request",
+        413: "The body is larger than the limit",
+        422: "Refused by the rules (code, ruling, and the index of the refused command) or an "
+        "invalid game option (the field and the reason)",
+        503: "The game store is unreachable",
+    }
+    return {
+        status: ResponseSpec(data_container=models.ErrorBody, description=descriptions[status])
+        for status in statuses
+    }
+
+
+_PLAYER = {"player": Provide(provide_player)}
+_VIEWER = {"viewer": Provide(provide_viewer)}
+GameId = str
+
+
+class Players(Controller):
+    path = "/api/players"
+    tags = ("players",)
+
+    @post("/", status_code=201, responses=_errors(400, 413))
+    async def create_player(self, data: models.NewPlayer, service: Service) -> models.PlayerCreated:
+        """Create a player. The token in the answer is shown once: keep it."""
+        return await service.create_player(data.name)
+
+
+class Games(Controller):
+    path = "/api/games"
+    tags = ("games",)
+
+    @post(
+        "/",
+        status_code=201,
+        dependencies=_PLAYER,
+        security=BEARER,
+        responses=_errors(400, 401, 413, 422),
+    )
+    async def create_game(
+        self, data: models.NewGame, player: str, service: Service
+    ) -> models.GameCreated:
+        """Create a game; you hold its first seat. Share the invite code with the others."""
+        return await service.create_game(player, data)
+
+    @post(
+        "/{game_id:str}/join",
+        status_code=200,
+        dependencies=_PLAYER,
+        security=BEARER,
+        responses=_errors(400, 401, 403, 404, 409, 413, 422),
+    )
+    async def join_game(
+        self, game_id: GameId, data: models.JoinGame, player: str, service: Service
+    ) -> models.Joined:
+        """Take a seat. When the last seat is taken, seats are drawn and the cards dealt."""
+        return await service.join(game_id, player, data)
+
+    @get(
+        "/{game_id:str}",
+        dependencies=_VIEWER,
+        security=BEARER,
+        responses=_errors(401, 404),
+    )
+    async def board(self, game_id: GameId, viewer: str | None, service: Service) -> View:
+        """The board as you may see it: your seat's view, or a spectator's without a token."""
+        return await service.board(game_id, viewer)
+
+    @post(
+        "/{game_id:str}/commands",
+        status_code=200,
+        dependencies=_PLAYER,
+        security=BEARER,
+        responses=_errors(400, 401, 403, 404, 409, 413, 422),
+    )
+    async def send_commands(
+        self, game_id: GameId, data: models.SendCommands, player: str, service: Service
+    ) -> models.CommandsAccepted:
+        """Send one or more commands of your seat (a whole turn at once if you like), decided
+        and appended together or not at all. A retried command_id gets its first answer."""
+        return await service.execute(game_id, player, data)
+
+    @get(
+        "/{game_id:str}/events",
+        dependencies=_VIEWER,
+        security=BEARER,
+        responses=_errors(400, 401, 404),
+    )
+    async def events(
+        self,
+        game_id: GameId,
+        viewer: str | None,
+        service: Service,
+        after: int = Parameter(default=0, ge=0, description="Only events after this version"),
+    ) -> models.EventList:
+        """The events after a version, as you may see them."""
+        return await service.events(game_id, viewer, after)
+
+    @get(
+        "/{game_id:str}/stream",
+        dependencies=_VIEWER,
+        security=BEARER,
+        responses=_errors(400, 401, 404),
+    )
+    async def stream(
+        self,
+        game_id: GameId,
+        request: Request[Any, Any, Any],
+        viewer: str | None,
+        service: Service,
+        after: int = Parameter(default=0, ge=0, description="Start after this version"),
+    ) -> ServerSentEvent:
+        """Server-sent events: each visible event as it happens (`id` is its version, `event`
+        its type, `data` its JSON). Reconnecting with `Last-Event-ID` resumes after it."""
+        last = request.headers.get("last-event-id", "")
+        start = int(last) if last.isdigit() else after
+        await service.state(game_id)  # 404 now, before the stream starts
+
+        async def messages() -> AsyncIterator[ServerSentEventMessage]:
+            async for item in service.follow(game_id, viewer, start):
+                yield ServerSentEventMessage(
+                    data=msgspec.json.encode(item.event).decode(),
+                    id=item.version,
+                    event=type(item.event).__struct_config__.tag,  # type: ignore[arg-type]
+                )
+
+        return ServerSentEvent(messages())
+
+    @get(
+        "/{game_id:str}/replay",
+        dependencies=_VIEWER,
+        security=BEARER,
+        responses=_errors(401, 404),
+    )
+    async def replay(self, game_id: GameId, viewer: str | None, service: Service) -> Replay:
+        """Every step of the game: each event you may see and your view right after it. Once
+        the game is over everyone sees everything, the seed included."""
+        encoded = await service.replay(game_id, viewer)
+        # Already JSON: sent as it is (a finished game's replay is kept encoded).
+        return cast(Replay, Response(content=encoded, media_type="application/json"))
+
+    @get(
+        "/{game_id:str}/at/{version:int}",
+        dependencies=_VIEWER,
+        security=BEARER,
+        responses=_errors(401, 404),
+    )
+    async def at_version(
+        self, game_id: GameId, version: int, viewer: str | None, service: Service
+    ) -> View:
+        """The board as you may see it right after event `version`."""
+        return await service.view_at(game_id, viewer, version)
+
+    @get(
+        "/{game_id:str}/record",
+        dependencies=_VIEWER,
+        security=BEARER,
+        responses=_errors(401, 404),
+    )
+    async def record(self, game_id: GameId, viewer: str | None, service: Service) -> Record:
+        """The game record (format `patrician-record/1`, see docs/record.md), redacted for you
+        while the game is on, complete once it is over."""
+        return await service.record(game_id, viewer)
+
+
+@get("/api/me/games", tags=["players"], dependencies=_PLAYER, security=BEARER,
+     responses=_errors(401))  # fmt: skip
+async def my_games(player: str, service: Service) -> list[models.MyGame]:
+    """Your games: those awaiting your decision first (longest waiting first)."""
+    return await service.my_games(player)
+
+
+@get("/api/lobby", tags=["games"])
+async def lobby(service: Service) -> list[models.LobbyGame]:
+    """Games waiting for players."""
+    return await service.lobby()
+
+
+@get("/healthz", tags=["health"], responses=_errors(503))
+async def healthz(service: Service) -> models.Health:
+    """Alive, and the store answers."""
+    await service.store.head("healthz")
+    return models.Health("ok", "ok")
+
+
+ROUTES: list[ControllerRouterHandler] = [Players, Games, my_games, lobby, healthz]

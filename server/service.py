@@ -1,0 +1,302 @@
+"""What the HTTP API does, behind thin controllers: accounts, games, reads, redaction.
+
+Every write goes through the command path of `store.games`; every outbound event and board goes
+through the domain's one redaction gate (`domain.view.visible` / `view`), for the caller's seat
+in that game (a spectator when the caller holds none). Randomness (ids, tokens, seeds) and the
+clock are passed in by the composition root, so tests can fix them.
+"""
+
+from __future__ import annotations
+
+import base64
+import secrets
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable
+from datetime import UTC, datetime
+from typing import TypeVar
+
+import msgspec
+
+from domain.events import Event, event_decoder
+from domain.state import State
+from domain.view import View, view, visible
+from projections.record import LoggedBatch, LoggedEvent, Record, build_record
+from projections.replay import Replay, finished, replay, view_at
+from server import models
+from store import accounts as acc
+from store import games as gm
+from store import ops
+from store.client import AsyncEventStore
+from store.errors import StoreError
+
+Clock = Callable[[], datetime]
+T = TypeVar("T")
+
+
+class Unauthorized(StoreError):
+    """No bearer token, or one that belongs to nobody."""
+
+
+class NotFound(StoreError):
+    """Nothing at this address (a version beyond the game's, say)."""
+
+
+def iso(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class Service:
+    def __init__(
+        self,
+        store: AsyncEventStore,
+        games: gm.Games,
+        accounts: acc.Accounts,
+        *,
+        follow_store: AsyncEventStore | None = None,
+        clock: Clock = lambda: datetime.now(UTC),
+        token_bytes: Callable[[int], bytes] = secrets.token_bytes,
+        cache_size: int = 256,
+    ) -> None:
+        self.store = store
+        self.follow_store = follow_store or store
+        self.games = games
+        self.accounts = accounts
+        self.clock = clock
+        self.token_bytes = token_bytes
+        self._tokens: OrderedDict[str, str] = OrderedDict()
+        self._replays: OrderedDict[tuple[str, int, int | None], bytes] = OrderedDict()
+        self._cache_size = cache_size
+
+    async def run(self, op: ops.Op[T]) -> T:
+        return await self.store.run(op)
+
+    def _id(self, prefix: str, size: int = 9) -> str:
+        return prefix + self.token_bytes(size).hex()
+
+    # --- accounts ------------------------------------------------------------------------
+
+    async def create_player(self, name: str) -> models.PlayerCreated:
+        player = acc.Player(self._id("p"), name, iso(self.clock()))
+        token = base64.urlsafe_b64encode(self.token_bytes(32)).rstrip(b"=").decode()
+        await self.run(acc.create_player_op(self.accounts, player, token))
+        return models.PlayerCreated(player.player_id, token)
+
+    async def authenticate(self, token: str) -> str:
+        """The player a bearer token acts for (tokens never change, so they are cached)."""
+        player = self._tokens.get(token)
+        if player is None:
+            player = await self.run(acc.authenticate_op(self.accounts, token))
+            if player is None:
+                raise Unauthorized("unknown token")
+            self._tokens[token] = player
+            if len(self._tokens) > 10 * self._cache_size:
+                self._tokens.popitem(last=False)
+        return player
+
+    # --- games ---------------------------------------------------------------------------
+
+    async def create_game(self, player: str, request: models.NewGame) -> models.GameCreated:
+        game_id = self._id("g")
+        invite = self.token_bytes(12).hex()
+        now = self.clock()
+        outcome = await self.run(
+            gm.create_op(
+                self.games,
+                game_id,
+                player=player,
+                edition=request.edition,
+                seats=request.seats,
+                modules=request.modules,
+                entropy=request.entropy,
+                server_seed=self.token_bytes(32),
+                invite_code=invite,
+                now=iso(now),
+            )
+        )
+        await self.run(acc.add_game_op(self.accounts, player, game_id, now.timestamp()))
+        await self.run(acc.open_game_op(self.accounts, game_id, now.timestamp()))
+        return models.GameCreated(
+            game_id, invite, outcome.state.seed_commitment, outcome.last_version
+        )
+
+    async def join(self, game_id: str, player: str, request: models.JoinGame) -> models.Joined:
+        now = self.clock()
+        outcome = await self.run(
+            gm.join_op(
+                self.games,
+                game_id,
+                player=player,
+                invite_code=request.invite_code,
+                entropy=request.entropy,
+                now=iso(now),
+            )
+        )
+        await self.run(acc.add_game_op(self.accounts, player, game_id, now.timestamp()))
+        started = outcome.state.phase != "waiting"
+        if started:
+            await self.run(acc.close_game_op(self.accounts, game_id))
+        return models.Joined(
+            game_id, outcome.last_version, started, gm.seat_of(outcome.state, player)
+        )
+
+    async def state(self, game_id: str) -> State:
+        return await self.run(gm.current_op(self.games, game_id))
+
+    async def board(self, game_id: str, viewer: str | None) -> View:
+        state = await self.state(game_id)
+        return view(state, _seat(state, viewer))
+
+    async def execute(
+        self, game_id: str, player: str, request: models.SendCommands
+    ) -> models.CommandsAccepted:
+        outcome = await self.run(
+            gm.execute_op(
+                self.games,
+                game_id,
+                player=player,
+                expected_version=request.expected_version,
+                command_id=request.command_id,
+                commands=request.commands,
+                now=iso(self.clock()),
+            )
+        )
+        seat = gm.seat_of(outcome.state, player)
+        over = outcome.state.phase == "over"
+        return models.CommandsAccepted(
+            version=outcome.last_version,
+            first_version=outcome.first_version,
+            repeated=outcome.repeated,
+            events=[
+                models.VersionedEvent(version, event)
+                for version, event in enumerate(outcome.events, outcome.first_version)
+                if visible(event, seat, over)
+            ],
+        )
+
+    async def events(self, game_id: str, viewer: str | None, after: int) -> models.EventList:
+        state = await self.state(game_id)
+        seat, over = _seat(state, viewer), state.phase == "over"
+        found = await self.run(gm.events_op(self.games, game_id, after + 1, state.version))
+        return models.EventList(
+            state.version,
+            [
+                models.VersionedEvent(version, event)
+                for version, event in enumerate(found, after + 1)
+                if visible(event, seat, over)
+            ],
+        )
+
+    async def follow(
+        self, game_id: str, viewer: str | None, after: int, *, timeout: float | None = None
+    ) -> AsyncIterator[models.VersionedEvent]:
+        """The caller's visible events after `after`, as they are appended (server-sent)."""
+        state = await self.state(game_id)
+        seat = _seat(state, viewer)
+        over = state.phase == "over"
+        async for stored in self.follow_store.follow(game_id, after, timeout=timeout, poll=5.0):
+            event = event_decoder.decode(stored.data)
+            over = over or finished([event])
+            if visible(event, seat, over):
+                yield models.VersionedEvent(stored.version, event)
+
+    async def _log(self, game_id: str) -> list[Event]:
+        return [event for _v, event, _d, _h in await self.run(gm.log_op(self.games, game_id))]
+
+    async def replay(self, game_id: str, viewer: str | None) -> bytes:
+        """Every step with the caller's view after it, encoded. A finished game's replay
+        never changes, so it is kept (per game, version and seat)."""
+        state = await self.state(game_id)
+        seat = _seat(state, viewer)
+        key = (game_id, state.version, seat)
+        cached = self._replays.get(key)
+        if cached is not None:
+            self._replays.move_to_end(key)
+            return cached
+        events = await self._log(game_id)
+        encoded = msgspec.json.encode(replay(events[: state.version], seat))
+        if state.phase == "over":
+            self._replays[key] = encoded
+            if len(self._replays) > self._cache_size:
+                self._replays.popitem(last=False)
+        return encoded
+
+    async def replay_struct(self, game_id: str, viewer: str | None) -> Replay:
+        return msgspec.json.decode(await self.replay(game_id, viewer), type=Replay)
+
+    async def view_at(self, game_id: str, viewer: str | None, version: int) -> View:
+        state = await self.state(game_id)
+        if not 1 <= version <= state.version:
+            raise NotFound(f"version {version} is not in 1..{state.version}")
+        events = await self._log(game_id)
+        return view_at(events[: state.version], version, _seat(state, viewer))
+
+    async def record(self, game_id: str, viewer: str | None) -> Record:
+        state = await self.state(game_id)
+        log = await self.run(gm.log_op(self.games, game_id))
+        batches = await self.run(gm.batches_op(self.games, game_id))
+        names = await self.run(acc.players_op(self.accounts, list(state.players)))
+        return build_record(
+            game_id,
+            [LoggedEvent(v, e, d, h) for v, e, d, h in log],
+            [
+                LoggedBatch(
+                    b.command_id,
+                    gm.meta_decoder.decode(b.metadata),
+                    b.first_version,
+                    b.last_version,
+                )
+                for b in batches
+            ],
+            {pid: player.name for pid, player in names.items()},
+            _seat(state, viewer),
+        )
+
+    async def my_games(self, player: str) -> list[models.MyGame]:
+        now = self.clock()
+        mine = []
+        for game_id in await self.run(acc.games_of_op(self.accounts, player)):
+            state = await self.state(game_id)
+            seat = _seat(state, player)
+            pending = state.pending
+            since = await self.run(gm.last_change_op(self.games, game_id))
+            waited = (now - datetime.fromisoformat(since)).total_seconds() if since else None
+            mine.append(
+                models.MyGame(
+                    game_id=game_id,
+                    edition=state.board.edition,
+                    seats=state.board.seats,
+                    modules=state.board.modules,
+                    phase=state.phase,
+                    seat=seat,
+                    your_decision=pending is not None and pending.seat == seat,
+                    step=pending.step if pending is not None else None,
+                    version=state.version,
+                    since=since,
+                    waited_seconds=waited,
+                    result=state.result,
+                )
+            )
+        # Awaiting your decision first, longest waiting first; then the rest, newest first.
+        mine.sort(key=lambda g: (not g.your_decision, -(g.waited_seconds or 0.0)))
+        return mine
+
+    async def lobby(self, limit: int = 100) -> list[models.LobbyGame]:
+        games = []
+        for game_id in await self.run(acc.lobby_op(self.accounts, limit)):
+            state = await self.state(game_id)
+            if state.phase == "waiting":
+                games.append(
+                    models.LobbyGame(
+                        game_id,
+                        state.board.edition,
+                        state.board.seats,
+                        state.board.modules,
+                        state.players,
+                        state.version,
+                    )
+                )
+        return games
+
+
+def _seat(state: State, viewer: str | None) -> int | None:
+    return None if viewer is None else gm.seat_of(state, viewer)
