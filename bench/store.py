@@ -16,6 +16,7 @@ given Redis (default the machine's, 127.0.0.1:6379) and deletes its keys at the 
 from __future__ import annotations
 
 import argparse
+import itertools
 import multiprocessing
 import random
 import statistics
@@ -32,8 +33,11 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 
 import redis  # noqa: E402
 
+from domain.decide import play  # noqa: E402
 from domain.events import encoder  # noqa: E402
 from domain.evolve import fold  # noqa: E402
+from domain.legal import legal_commands  # noqa: E402
+from domain.setup import new_game  # noqa: E402
 from domain.state import NEW_GAME  # noqa: E402
 from server.carddata import load_game_data  # noqa: E402
 from server.simulate import random_game  # noqa: E402
@@ -91,51 +95,103 @@ def bench_append(client: redis.Redis, prefix: str) -> tuple[str, bool]:
     return line, ratio >= 0.70
 
 
-def _writer(url: str, prefix: str, index: int, plain: bool, queue: Any) -> None:
+def recorded_batches(games: int) -> list[list[list[bytes]]]:
+    """Real games as the server appends them: per game, one batch per request (creation,
+    each join, each command), each batch the encoded events that request produced."""
+    rng = random.Random(3)
+    recorded = []
+    for _ in range(games):
+        opening = new_game(
+            edition="towers",
+            seats=4,
+            modules=(),
+            game_data=load_game_data(),
+            server_seed=rng.randbytes(32),
+        )
+        # create (3 events), three joins (1 each; the last one deals)
+        starts = [0, 3, 4, 5, len(opening)]
+        batches = [opening[a:b] for a, b in itertools.pairwise(starts)]
+        state = fold(opening)
+        while state.pending is not None:
+            legal = legal_commands(state, state.pending.seat)
+            events, state = play(state, state.pending.seat, legal[rng.randrange(len(legal))])
+            batches.append(events)
+        recorded.append([[encoder.encode(event) for event in batch] for batch in batches])
+    return recorded
+
+
+def _writer(url: str, prefix: str, index: int, mode: str, queue: Any) -> None:
     client = redis.Redis.from_url(url)
     store = EventStore(client, prefix=prefix)
-    game, count = f"w{index}", 0
+    games = recorded_batches(2) if mode == "games" else []
+    appended = events = 0
     deadline = time.perf_counter() + WRITER_SECONDS
     start = time.perf_counter()
     while time.perf_counter() < deadline:
-        for _ in range(50):
-            if plain:
+        if mode == "plain":
+            for _ in range(50):
                 client.xadd(f"{prefix}:plain{index}", {"d": EVENT})
-            else:
-                store.append(game, count, [EVENT], f"cmd-{count}")
-            count += 1
-    queue.put((count, time.perf_counter() - start))
+            appended += 50
+        elif mode == "single":
+            for _ in range(50):
+                store.append(f"w{index}", appended, [EVENT], f"cmd-{appended}")
+                appended += 1
+        else:  # replay a recorded game under a fresh id, one append per request
+            game_id, version = f"w{index}-{uuid.uuid4().hex[:8]}", 0
+            for batch in games[appended % len(games)]:
+                store.append(game_id, version, batch, f"cmd-{version}")
+                version += len(batch)
+                appended += 1
+                if time.perf_counter() > deadline:
+                    break
+            events += version
+    seconds = time.perf_counter() - start
+    queue.put((appended, events or appended, seconds))
     client.close()
 
 
-def _run_writers(url: str, prefix: str, plain: bool) -> float:
+def _run_writers(url: str, prefix: str, mode: str) -> tuple[float, float]:
+    """Appends per second and events per second of 16 writer processes, in total."""
     context = multiprocessing.get_context("spawn")
     queue = context.Queue()
     processes = [
-        context.Process(target=_writer, args=(url, prefix, index, plain, queue))
+        context.Process(target=_writer, args=(url, prefix, index, mode, queue))
         for index in range(WRITERS)
     ]
     for process in processes:
         process.start()
-    results: list[tuple[int, float]] = [queue.get(timeout=WRITER_SECONDS + 60) for _ in processes]
+    results: list[tuple[int, int, float]] = [
+        queue.get(timeout=WRITER_SECONDS + 120) for _ in processes
+    ]
     for process in processes:
         process.join(timeout=30)
-    return sum(count / seconds for count, seconds in results)
-
-
-def bench_writers(url: str, prefix: str) -> tuple[str, bool]:
-    ours = _run_writers(url, prefix, plain=False)
-    base = _run_writers(url, prefix, plain=True)
-    ok = ours >= 20_000
-    line = _line(
-        f"{WRITERS} writers on distinct games",
-        f"{ours:,.0f} events/s",
-        f"XADD {base:,.0f}/s",
-        ours / base,
-        target=">= 20,000 events/s",
-        ok=ok,
+    return (
+        sum(appends / seconds for appends, _, seconds in results),
+        sum(events / seconds for _, events, seconds in results),
     )
-    return line, ok
+
+
+def bench_writers(url: str, prefix: str) -> list[tuple[str, bool]]:
+    """16 writers appending real games request by request, beside 16 writers of plain XADDs;
+    and, for the record, the worst case of one event per append."""
+    appends, events = _run_writers(url, prefix, "games")
+    single, _ = _run_writers(url, prefix, "single")
+    base, _ = _run_writers(url, prefix, "plain")
+    ok = events >= 20_000
+    return [
+        (
+            f"{WRITERS} writers on distinct games (real 4-seat games, one append per request, "
+            f"{events / appends:.1f} events each): {events:,.0f} events/s in {appends:,.0f} "
+            f"appends/s vs XADD {base:,.0f}/s (target >= 20,000 events/s) "
+            f"{'OK' if ok else 'MISSED'}",
+            ok,
+        ),
+        (
+            f"  for the record, one event per append: {single:,.0f} events/s "
+            f"= {single / base:.2f} of XADD (no target)",
+            True,
+        ),
+    ]
 
 
 def bench_load(client: redis.Redis, prefix: str) -> list[tuple[str, bool]]:
@@ -200,7 +256,7 @@ def main() -> None:
     prefix = f"bench-{uuid.uuid4().hex[:10]}"
     client = redis.Redis.from_url(url)
     try:
-        results = [bench_append(client, prefix), bench_writers(url, prefix)]
+        results = [bench_append(client, prefix), *bench_writers(url, prefix)]
         results += bench_load(client, prefix)
     finally:
         for key in list(client.scan_iter(match=f"{prefix}:*", count=1000)):
@@ -208,7 +264,8 @@ def main() -> None:
         client.close()
     for line, _ok in results:
         print(line)
-    print(f"{sum(ok for _line, ok in results)} of {len(results)} targets met")
+    targets = [ok for line, ok in results if "no target" not in line]
+    print(f"{sum(targets)} of {len(targets)} targets met")
 
 
 if __name__ == "__main__":

@@ -144,5 +144,5 @@ def _decide(
         assert isinstance(joined, SeatJoined)
         return join_game(state, batch.player_id, joined.entropy)
     if batch.kind == "commands" and batch.seat is not None:
-        return decide_all(state, batch.seat, batch.commands)
+        return decide_all(state, batch.seat, batch.commands)[0]
     raise IllegalCommand("unknown_append", "R50", f"an append of unknown kind {batch.kind!r}")

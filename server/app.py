@@ -108,7 +108,7 @@ def _clients(settings: Settings) -> tuple[Any, Any]:
 def create_app(settings: Settings | None = None) -> Litestar:
     settings = settings or Settings()
     client, follow_client = _clients(settings)
-    store = AsyncEventStore(client, prefix=settings.prefix, shards=settings.shards)
+    store = AsyncEventStore(client, prefix=settings.prefix, shards=settings.shards, pipelined=True)
     follow_store = AsyncEventStore(follow_client, prefix=settings.prefix, shards=settings.shards)
     data = load_game_data(Path(settings.card_file) if settings.card_file else None)
     games = Games(

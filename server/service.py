@@ -10,18 +10,18 @@ from __future__ import annotations
 
 import base64
 import secrets
-from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
 from typing import TypeVar
 
 import msgspec
+from cachetools import LRUCache
 
 from domain.events import Event, event_decoder
 from domain.state import State
 from domain.view import View, view, visible
 from projections.record import LoggedBatch, LoggedEvent, Record, build_record
-from projections.replay import Replay, finished, replay, view_at
+from projections.replay import finished, replay, view_at
 from server import models
 from store import accounts as acc
 from store import games as gm
@@ -63,9 +63,11 @@ class Service:
         self.accounts = accounts
         self.clock = clock
         self.token_bytes = token_bytes
-        self._tokens: OrderedDict[str, str] = OrderedDict()
-        self._replays: OrderedDict[tuple[str, int, int | None], bytes] = OrderedDict()
-        self._cache_size = cache_size
+        # Every cached document is a pure function of its key: a token's player never changes,
+        # nor does a seat's view of a game at a version.
+        self._tokens: LRUCache[str, str] = LRUCache(16 * cache_size)
+        self._views: LRUCache[tuple[str, int, int | None], bytes] = LRUCache(16 * cache_size)
+        self._replays: LRUCache[tuple[str, int, int | None], bytes] = LRUCache(cache_size)
 
     async def run(self, op: ops.Op[T]) -> T:
         return await self.store.run(op)
@@ -89,8 +91,6 @@ class Service:
             if player is None:
                 raise Unauthorized("unknown token")
             self._tokens[token] = player
-            if len(self._tokens) > 10 * self._cache_size:
-                self._tokens.popitem(last=False)
         return player
 
     # --- games ---------------------------------------------------------------------------
@@ -142,9 +142,15 @@ class Service:
     async def state(self, game_id: str) -> State:
         return await self.run(gm.current_op(self.games, game_id))
 
-    async def board(self, game_id: str, viewer: str | None) -> View:
+    async def board(self, game_id: str, viewer: str | None) -> bytes:
+        """The caller's view of the game now, encoded (kept per game, version and seat)."""
         state = await self.state(game_id)
-        return view(state, _seat(state, viewer))
+        seat = _seat(state, viewer)
+        key = (game_id, state.version, seat)
+        encoded = self._views.get(key)
+        if encoded is None:
+            encoded = self._views[key] = msgspec.json.encode(view(state, seat))
+        return encoded
 
     async def execute(
         self, game_id: str, player: str, request: models.SendCommands
@@ -208,20 +214,12 @@ class Service:
         state = await self.state(game_id)
         seat = _seat(state, viewer)
         key = (game_id, state.version, seat)
-        cached = self._replays.get(key)
-        if cached is not None:
-            self._replays.move_to_end(key)
-            return cached
-        events = await self._log(game_id)
-        encoded = msgspec.json.encode(replay(events[: state.version], seat))
-        if state.phase == "over":
+        encoded = self._replays.get(key)
+        if encoded is None:
+            events = await self._log(game_id)
+            encoded = msgspec.json.encode(replay(events[: state.version], seat))
             self._replays[key] = encoded
-            if len(self._replays) > self._cache_size:
-                self._replays.popitem(last=False)
         return encoded
-
-    async def replay_struct(self, game_id: str, viewer: str | None) -> Replay:
-        return msgspec.json.decode(await self.replay(game_id, viewer), type=Replay)
 
     async def view_at(self, game_id: str, viewer: str | None, version: int) -> View:
         state = await self.state(game_id)

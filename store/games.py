@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Literal
 
 import msgspec
+from cachetools import LRUCache
 
 from domain.commands import Command
 from domain.decide import play
@@ -86,27 +86,19 @@ meta_decoder = msgspec.json.Decoder(Meta)
 
 
 class StateCache:
-    """The latest states of recently used games, by game id, newest last. A cached state is
-    only a starting point: the append checks the version, and reads catch up from Redis."""
+    """The latest states of recently used games, by game id. A cached state is only a
+    starting point: the append checks the version, and reads catch up from Redis."""
 
     def __init__(self, size: int = 2048) -> None:
-        self._size = size
-        self._states: OrderedDict[str, State] = OrderedDict()
+        self._states: LRUCache[str, State] = LRUCache(size)
 
     def get(self, game_id: str) -> State | None:
-        state = self._states.get(game_id)
-        if state is not None:
-            self._states.move_to_end(game_id)
-        return state
+        return self._states.get(game_id)
 
     def put(self, game_id: str, state: State) -> None:
         known = self._states.get(game_id)
-        if known is not None and known.version > state.version:
-            return
-        self._states[game_id] = state
-        self._states.move_to_end(game_id)
-        if len(self._states) > self._size:
-            self._states.popitem(last=False)
+        if known is None or known.version <= state.version:
+            self._states[game_id] = state
 
 
 class Games:
@@ -209,12 +201,13 @@ def _append_op(
     *,
     state: State,
     events: Sequence[Event],
+    after: State,
     command_id: str,
     meta: Meta,
     request: str,
 ) -> ops.Op[Outcome]:
-    """Append decided events; on success cache the new state and snapshot when due."""
-    after = fold(events, state)
+    """Append the events decided on `state` (leading to `after`); on success cache the new
+    state and snapshot when due."""
     result: AppendResult = yield from ops.append(
         games.context,
         game_id,
@@ -269,6 +262,7 @@ def create_op(
             game_id,
             state=NEW_GAME,
             events=events,
+            after=fold(events),
             command_id="create",
             meta=meta,
             request="create",
@@ -296,6 +290,7 @@ def join_op(
                     game_id,
                     state=state,
                     events=events,
+                    after=fold(events, state),
                     command_id=command_id,
                     meta=Meta("join", player, now),
                     request=request,
@@ -317,8 +312,9 @@ def request_digest(seat: int, expected_version: int | None, commands: Sequence[C
     )
 
 
-def decide_all(state: State, seat: int, commands: Sequence[Command]) -> list[Event]:
-    """Decide a seat's commands one after the other; all of them or none (`CommandRefused`)."""
+def decide_all(state: State, seat: int, commands: Sequence[Command]) -> tuple[list[Event], State]:
+    """Decide a seat's commands one after the other, all of them or none (`CommandRefused`);
+    the events and the state they lead to."""
     events: list[Event] = []
     for index, command in enumerate(commands):
         try:
@@ -326,7 +322,7 @@ def decide_all(state: State, seat: int, commands: Sequence[Command]) -> list[Eve
         except IllegalCommand as error:
             raise CommandRefused(index, error) from None
         events += decided
-    return events
+    return events, state
 
 
 def execute_op(
@@ -357,7 +353,7 @@ def execute_op(
                 yield from _raise_if_known(games, game_id, command_id, request)
                 raise VersionConflict(state.version)
             try:
-                events = decide_all(state, seat, commands)
+                events, after = decide_all(state, seat, commands)
             except CommandRefused:
                 yield from _raise_if_known(games, game_id, command_id, request)
                 raise
@@ -368,6 +364,7 @@ def execute_op(
                         game_id,
                         state=state,
                         events=events,
+                        after=after,
                         command_id=command_id,
                         meta=meta,
                         request=request,
