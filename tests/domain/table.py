@@ -12,14 +12,17 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TypeVar
 
+import pytest
 from msgspec.structs import replace
 
 from domain.board import Board
 from domain.commands import Command
 from domain.decide import play
+from domain.errors import IllegalCommand
 from domain.events import Event, Step, StepStarted
 from domain.evolve import fold
 from domain.gamedata import GameData
+from domain.legal import legal_commands
 from domain.setup import new_game
 from domain.state import Marker, State
 from server.carddata import load_game_data
@@ -155,3 +158,20 @@ E = TypeVar("E")
 
 def of_type(events: Sequence[Event], kind: type[E]) -> list[E]:
     return [event for event in events if isinstance(event, kind)]
+
+
+def sites(state: State, city: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Both towers of `city`, builders bottom first."""
+    i = 2 * state.board.city_index[city]
+    return state.towers[i], state.towers[i + 1]
+
+
+def refused(state: State, seat: int, command: Command) -> IllegalCommand:
+    """`command` is refused (R43): it raises naming its ruling, and the same state offers the
+    same commands."""
+    before = legal_commands(state, seat)
+    with pytest.raises(IllegalCommand) as caught:
+        play(state, seat, command)
+    assert legal_commands(state, seat) == before
+    assert f"({caught.value.rule})" in str(caught.value)
+    return caught.value

@@ -12,9 +12,7 @@ from collections.abc import Mapping, Sequence
 
 import pytest
 
-from domain.commands import ChooseArchitettoSite, Command, PlaceFloor, PlayCard, TakeCard
-from domain.decide import play
-from domain.errors import IllegalCommand
+from domain.commands import ChooseArchitettoSite, PlaceFloor, PlayCard, TakeCard
 from domain.events import (
     ArchitettoRevealed,
     CardRevealed,
@@ -30,25 +28,12 @@ from domain.legal import legal_commands
 from domain.scoring import final_scores
 from domain.state import State
 from domain.view import view
-from tests.domain.table import act, of_type, table
+from tests.domain.table import act, of_type, refused, sites, table
 
 ARCHITETTO = 2
 CHOOSE = [ChooseArchitettoSite(0), ChooseArchitettoSite(1)]
 
 Towers = Mapping[str, tuple[Sequence[int], Sequence[int]]]
-
-
-def sites(state: State, city: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    i = 2 * state.board.city_index[city]
-    return state.towers[i], state.towers[i + 1]
-
-
-def refused(state: State, seat: int, command: Command) -> IllegalCommand:
-    before = legal_commands(state, seat)
-    with pytest.raises(IllegalCommand) as caught:
-        play(state, seat, command)
-    assert legal_commands(state, seat) == before
-    return caught.value
 
 
 def two_crest_turn(

@@ -15,12 +15,7 @@ from domain.legal import legal_commands
 from domain.scoring import city_scoring, final_scores
 from domain.state import State
 from domain.view import view
-from tests.domain.table import act, of_type, table
-
-
-def sites(state: State, city: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    i = 2 * state.board.city_index[city]
-    return state.towers[i], state.towers[i + 1]
+from tests.domain.table import act, of_type, sites, table
 
 
 def scored_verona(site0: tuple[int, ...], site1: tuple[int, ...], site: int) -> CityScored:

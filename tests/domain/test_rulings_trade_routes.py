@@ -15,15 +15,12 @@ import msgspec
 import pytest
 
 from domain.commands import (
-    Command,
     PlaceFloor,
     PlaceTradeRoute,
     PlayCard,
     Skip,
     TakeCard,
 )
-from domain.decide import play
-from domain.errors import IllegalCommand
 from domain.events import (
     CardRevealed,
     CityScored,
@@ -38,22 +35,13 @@ from domain.legal import legal_commands
 from domain.scoring import final_scores
 from domain.state import State
 from domain.view import MarkerView, view
-from tests.domain.table import act, of_type, table
+from tests.domain.table import act, of_type, refused, table
 
 TRADE = ["trade_routes"]
 TRADE_STEP = StepStarted(0, "trade_route")
 
 MarkerSpec = tuple[int, str, str, str]
 Towers = Mapping[str, tuple[Sequence[int], Sequence[int]]]
-
-
-def refused(state: State, seat: int, command: Command) -> IllegalCommand:
-    before = legal_commands(state, seat)
-    with pytest.raises(IllegalCommand) as caught:
-        play(state, seat, command)
-    assert legal_commands(state, seat) == before
-    assert f"({caught.value.rule})" in str(caught.value)
-    return caught.value
 
 
 def at_trade(

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from domain.commands import Command, MoveFloor, PlaceFloor, PlayCard, Skip, TakeCard
-from domain.decide import play
-from domain.errors import IllegalCommand
+from domain.commands import MoveFloor, PlaceFloor, PlayCard, Skip, TakeCard
 from domain.events import (
     ArchitettoRevealed,
     CardPlayed,
@@ -29,25 +27,10 @@ from domain.events import (
 from domain.legal import legal_commands
 from domain.state import State
 from domain.view import view
-from tests.domain.table import act, of_type, table
+from tests.domain.table import act, of_type, refused, sites, table
 
 MOVE_STEP = StepStarted(0, "move_floor")
 TAKE_STEP = StepStarted(0, "take_card")
-
-
-def sites(state: State, city: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    i = 2 * state.board.city_index[city]
-    return state.towers[i], state.towers[i + 1]
-
-
-def refused(state: State, seat: int, command: Command) -> IllegalCommand:
-    """`command` is refused (R43): it raises, and the same state offers the same commands."""
-    before = legal_commands(state, seat)
-    with pytest.raises(IllegalCommand) as caught:
-        play(state, seat, command)
-    assert legal_commands(state, seat) == before
-    assert f"({caught.value.rule})" in str(caught.value)
-    return caught.value
 
 
 def steps(events: list[Event]) -> list[tuple[int, str]]:
