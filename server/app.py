@@ -8,6 +8,7 @@ one server (every write is checked by version in Redis, caches are only starting
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import secrets
@@ -27,7 +28,8 @@ from litestar.types import ASGIApp, Receive, Scope, Send
 
 from server.carddata import load_game_data
 from server.errors import EXCEPTION_HANDLERS
-from server.routes import ROUTES
+from server.openapi import tighten
+from server.routes import ROUTES, strict_json_body
 from server.service import Service
 from store.accounts import Accounts
 from store.client import AsyncEventStore
@@ -74,10 +76,10 @@ class RequestIds(ASGIMiddleware):
 
         async def send_with_id(message: Any) -> None:
             if message["type"] == "http.response.start":
-                message["headers"] = [
-                    *message.get("headers", []),
-                    (b"x-request-id", request_id.encode()),
-                ]
+                headers = list(message.get("headers", []))
+                if not any(name.lower() == b"x-request-id" for name, _ in headers):
+                    headers.append((b"x-request-id", request_id.encode()))  # errors carry it
+                message["headers"] = headers
             await send(message)
 
         try:
@@ -101,7 +103,8 @@ def _clients(settings: Settings) -> tuple[Any, Any]:
 
     return (
         redis.Redis.from_url(settings.redis_url, max_connections=64, health_check_interval=30),
-        redis.Redis.from_url(settings.redis_url, max_connections=1000),
+        # Blocking reads wait up to 5 s at a time: the socket must outwait them.
+        redis.Redis.from_url(settings.redis_url, max_connections=1000, socket_timeout=30),
     )
 
 
@@ -119,7 +122,12 @@ def create_app(settings: Settings | None = None) -> Litestar:
     )
     service = Service(store, games, Accounts(settings.prefix), follow_store=follow_store)
 
-    async def announce() -> None:
+    async def announce(app: Litestar) -> None:
+        tighten(app.openapi_schema)
+        # What is alive at start (modules, the card data, the app) lives as long as the
+        # process: keep it out of every collection, which shortens the pauses of a busy server.
+        gc.collect()
+        gc.freeze()
         if settings.redis_url is None:
             log.warning(
                 "running on an embedded in-process fakeredis: games live only as long as this "
@@ -137,6 +145,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
         dependencies={"service": Provide(lambda: service, use_cache=True, sync_to_thread=False)},
         exception_handlers=EXCEPTION_HANDLERS,
         middleware=[RequestIds()],
+        before_request=strict_json_body,
         request_max_body_size=settings.max_body,
         on_startup=[announce],
         on_shutdown=[close],

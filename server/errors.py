@@ -8,6 +8,7 @@ the stack trace; the client never sees one.
 
 from __future__ import annotations
 
+import secrets
 from typing import Any
 
 import msgspec
@@ -26,7 +27,7 @@ log = structlog.get_logger("patrician.errors")
 
 # Refusals by the rules that are about who may act, not about the command.
 _FORBIDDEN_CODES = {"not_your_decision": 403}
-_CONFLICT_CODES = {"game_not_open": 409, "already_seated": 409}
+_CONFLICT_CODES = {"game_not_open": 409, "already_seated": 409, "game_not_started": 409}
 
 
 def _illegal(error: IllegalCommand, index: int | None) -> ErrorBody:
@@ -70,6 +71,10 @@ def _body(error: Exception) -> ErrorBody | None:
             )
         case StoreUnavailable():
             return ErrorBody(503, "unavailable", "the game store is unreachable; try again")
+        case msgspec.DecodeError():  # the strict second reading of a body
+            return ErrorBody(400, "bad_request", f"invalid request body: {error}")
+        case RecursionError():
+            return ErrorBody(400, "bad_request", "the request body is nested too deeply")
         case ValidationException():
             return ErrorBody(400, "bad_request", _validation_message(error))
         case HTTPException():
@@ -97,7 +102,8 @@ _HTTP_CODES = {
 
 
 def handle(request: Request[Any, Any, Any], error: Exception) -> Response[Any]:
-    request_id = request.scope.get("state", {}).get("request_id", "")
+    # Errors of routing (404, 405) come before the request-id middleware: give them one here.
+    request_id = request.scope.get("state", {}).get("request_id") or secrets.token_hex(8)
     body = _body(error)
     if body is None:
         log.exception("unexpected error", request_id=request_id, path=request.url.path)
@@ -105,7 +111,10 @@ def handle(request: Request[Any, Any, Any], error: Exception) -> Response[Any]:
     else:
         log.info("refused", status=body.status, error=body.error, path=request.url.path)
     answer = msgspec.structs.replace(body, request_id=request_id)
-    headers = {"WWW-Authenticate": "Bearer"} if body.status == 401 else None
+    headers = dict(error.headers or {}) if isinstance(error, HTTPException) else {}
+    headers["X-Request-ID"] = request_id
+    if body.status == 401:
+        headers["WWW-Authenticate"] = "Bearer"
     return Response(answer, status_code=body.status, headers=headers)
 
 

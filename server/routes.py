@@ -8,13 +8,14 @@ seat by the service. Errors are answered by `server.errors` (one table for all).
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Any, cast
+from typing import Annotated, Any, cast
 
 import msgspec
 from litestar import Controller, Request, Response, get, post
-from litestar.di import Provide
+from litestar.di import NamedDependency, Provide
+from litestar.exceptions import HTTPException
 from litestar.openapi.datastructures import ResponseSpec
-from litestar.params import Parameter
+from litestar.params import FromPath, JSONBody, QueryParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 from litestar.types import ControllerRouterHandler
 
@@ -24,7 +25,14 @@ from projections.replay import Replay
 from server import models
 from server.service import Service, Unauthorized
 
+Svc = NamedDependency[Service]
+Player = NamedDependency[str]
+Viewer = NamedDependency[str | None]
+After = Annotated[int, QueryParameter(ge=0, description="Only events after this version")]
+
 BEARER: list[dict[str, list[str]]] = [{"BearerToken": []}]
+OPTIONAL_BEARER: list[dict[str, list[str]]] = [{}, {"BearerToken": []}]
+"""Reads: anonymous (a spectator) or with a token (a seat's view)."""
 
 
 def _token(request: Request[Any, Any, Any]) -> str | None:
@@ -37,16 +45,36 @@ def _token(request: Request[Any, Any, Any]) -> str | None:
     return token.strip()
 
 
-async def provide_player(request: Request[Any, Any, Any], service: Service) -> str:
+async def provide_player(request: Request[Any, Any, Any], service: Svc) -> str:
     token = _token(request)
     if token is None:
         raise Unauthorized("no token")
     return await service.authenticate(token)
 
 
-async def provide_viewer(request: Request[Any, Any, Any], service: Service) -> str | None:
+async def provide_viewer(request: Request[Any, Any, Any], service: Svc) -> str | None:
     token = _token(request)
     return None if token is None else await service.authenticate(token)
+
+
+_strict_decoders: dict[Any, msgspec.json.Decoder[Any]] = {}
+
+
+async def strict_json_body(request: Request[Any, Any, Any]) -> None:
+    """Before a handler that takes a body: the body must be JSON and fit its type exactly,
+    a string is not a number ("1" for 1 is refused, 400) and a form is not JSON (415).
+    Litestar's own conversion is lenient, so the body is decoded once more, strictly."""
+    field = request.route_handler.parsed_fn_signature.parameters.get("data")
+    if field is None:
+        return
+    body = await request.body()
+    media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if body and media_type != "application/json":
+        raise HTTPException(status_code=415, detail="send the body as application/json")
+    decoder = _strict_decoders.get(field.annotation)
+    if decoder is None:
+        decoder = _strict_decoders[field.annotation] = msgspec.json.Decoder(field.annotation)
+    decoder.decode(body)  # an empty body is "truncated": 400
 
 
 def _errors(*statuses: int) -> dict[int, ResponseSpec]:
@@ -58,6 +86,7 @@ def _errors(*statuses: int) -> dict[int, ResponseSpec]:
         409: "A stale expected_version (the body names the current version), a full game, "
         "or a command_id reused for another request",
         413: "The body is larger than the limit",
+        415: "The body is not application/json",
         422: "Refused by the rules (code, ruling, and the index of the refused command) or an "
         "invalid game option (the field and the reason)",
         503: "The game store is unreachable",
@@ -76,15 +105,16 @@ def _json(encoded: bytes) -> Response[bytes]:
 
 _PLAYER = {"player": Provide(provide_player)}
 _VIEWER = {"viewer": Provide(provide_viewer)}
-GameId = str
 
 
 class Players(Controller):
     path = "/api/players"
     tags = ("players",)
 
-    @post("/", status_code=201, responses=_errors(400, 413))
-    async def create_player(self, data: models.NewPlayer, service: Service) -> models.PlayerCreated:
+    @post("/", status_code=201, responses=_errors(400, 413, 415))
+    async def create_player(
+        self, data: JSONBody[models.NewPlayer], service: Svc
+    ) -> models.PlayerCreated:
         """Create a player. The token in the answer is shown once: keep it."""
         return await service.create_player(data.name)
 
@@ -98,10 +128,10 @@ class Games(Controller):
         status_code=201,
         dependencies=_PLAYER,
         security=BEARER,
-        responses=_errors(400, 401, 413, 422),
+        responses=_errors(400, 401, 413, 415, 422),
     )
     async def create_game(
-        self, data: models.NewGame, player: str, service: Service
+        self, data: JSONBody[models.NewGame], player: Player, service: Svc
     ) -> models.GameCreated:
         """Create a game; you hold its first seat. Share the invite code with the others."""
         return await service.create_game(player, data)
@@ -111,10 +141,10 @@ class Games(Controller):
         status_code=200,
         dependencies=_PLAYER,
         security=BEARER,
-        responses=_errors(400, 401, 403, 404, 409, 413, 422),
+        responses=_errors(400, 401, 403, 404, 409, 413, 415, 422),
     )
     async def join_game(
-        self, game_id: GameId, data: models.JoinGame, player: str, service: Service
+        self, game_id: FromPath[str], data: JSONBody[models.JoinGame], player: Player, service: Svc
     ) -> models.Joined:
         """Take a seat. When the last seat is taken, seats are drawn and the cards dealt."""
         return await service.join(game_id, player, data)
@@ -122,10 +152,10 @@ class Games(Controller):
     @get(
         "/{game_id:str}",
         dependencies=_VIEWER,
-        security=BEARER,
+        security=OPTIONAL_BEARER,
         responses=_errors(401, 404),
     )
-    async def board(self, game_id: GameId, viewer: str | None, service: Service) -> View:
+    async def board(self, game_id: FromPath[str], viewer: Viewer, service: Svc) -> View:
         """The board as you may see it: your seat's view, or a spectator's without a token."""
         return cast(View, _json(await service.board(game_id, viewer)))
 
@@ -134,10 +164,14 @@ class Games(Controller):
         status_code=200,
         dependencies=_PLAYER,
         security=BEARER,
-        responses=_errors(400, 401, 403, 404, 409, 413, 422),
+        responses=_errors(400, 401, 403, 404, 409, 413, 415, 422),
     )
     async def send_commands(
-        self, game_id: GameId, data: models.SendCommands, player: str, service: Service
+        self,
+        game_id: FromPath[str],
+        data: JSONBody[models.SendCommands],
+        player: Player,
+        service: Svc,
     ) -> models.CommandsAccepted:
         """Send one or more commands of your seat (a whole turn at once if you like), decided
         and appended together or not at all. A retried command_id gets its first answer."""
@@ -146,41 +180,47 @@ class Games(Controller):
     @get(
         "/{game_id:str}/events",
         dependencies=_VIEWER,
-        security=BEARER,
+        security=OPTIONAL_BEARER,
         responses=_errors(400, 401, 404),
     )
     async def events(
         self,
-        game_id: GameId,
-        viewer: str | None,
-        service: Service,
-        after: int = Parameter(default=0, ge=0, description="Only events after this version"),
+        game_id: FromPath[str],
+        viewer: Viewer,
+        service: Svc,
+        after: After = 0,
     ) -> models.EventList:
         """The events after a version, as you may see them."""
         return await service.events(game_id, viewer, after)
 
     @get(
         "/{game_id:str}/stream",
+        media_type="text/event-stream",
         dependencies=_VIEWER,
-        security=BEARER,
+        security=OPTIONAL_BEARER,
         responses=_errors(400, 401, 404),
     )
     async def stream(
         self,
-        game_id: GameId,
+        game_id: FromPath[str],
         request: Request[Any, Any, Any],
-        viewer: str | None,
-        service: Service,
-        after: int = Parameter(default=0, ge=0, description="Start after this version"),
+        viewer: Viewer,
+        service: Svc,
+        after: After = 0,
     ) -> ServerSentEvent:
         """Server-sent events: each visible event as it happens (`id` is its version, `event`
-        its type, `data` its JSON). Reconnecting with `Last-Event-ID` resumes after it."""
+        its type, `data` its JSON), a `keep-alive` comment when nothing happens for a while;
+        the stream ends after the game's last event. Reconnecting with `Last-Event-ID` resumes
+        after it."""
         last = request.headers.get("last-event-id", "")
         start = int(last) if last.isdigit() else after
         await service.state(game_id)  # 404 now, before the stream starts
 
         async def messages() -> AsyncIterator[ServerSentEventMessage]:
             async for item in service.follow(game_id, viewer, start):
+                if item is None:  # nothing happened for a while: keep the connection open
+                    yield ServerSentEventMessage(data=None, comment="keep-alive")
+                    continue
                 yield ServerSentEventMessage(
                     data=msgspec.json.encode(item.event).decode(),
                     id=item.version,
@@ -192,10 +232,10 @@ class Games(Controller):
     @get(
         "/{game_id:str}/replay",
         dependencies=_VIEWER,
-        security=BEARER,
+        security=OPTIONAL_BEARER,
         responses=_errors(401, 404),
     )
-    async def replay(self, game_id: GameId, viewer: str | None, service: Service) -> Replay:
+    async def replay(self, game_id: FromPath[str], viewer: Viewer, service: Svc) -> Replay:
         """Every step of the game: each event you may see and your view right after it. Once
         the game is over everyone sees everything, the seed included."""
         return cast(Replay, _json(await service.replay(game_id, viewer)))
@@ -203,11 +243,11 @@ class Games(Controller):
     @get(
         "/{game_id:str}/at/{version:int}",
         dependencies=_VIEWER,
-        security=BEARER,
+        security=OPTIONAL_BEARER,
         responses=_errors(401, 404),
     )
     async def at_version(
-        self, game_id: GameId, version: int, viewer: str | None, service: Service
+        self, game_id: FromPath[str], version: FromPath[int], viewer: Viewer, service: Svc
     ) -> View:
         """The board as you may see it right after event `version`."""
         return await service.view_at(game_id, viewer, version)
@@ -215,10 +255,10 @@ class Games(Controller):
     @get(
         "/{game_id:str}/record",
         dependencies=_VIEWER,
-        security=BEARER,
+        security=OPTIONAL_BEARER,
         responses=_errors(401, 404),
     )
-    async def record(self, game_id: GameId, viewer: str | None, service: Service) -> Record:
+    async def record(self, game_id: FromPath[str], viewer: Viewer, service: Svc) -> Record:
         """The game record (format `patrician-record/1`, see docs/record.md), redacted for you
         while the game is on, complete once it is over."""
         return await service.record(game_id, viewer)
@@ -226,19 +266,19 @@ class Games(Controller):
 
 @get("/api/me/games", tags=["players"], dependencies=_PLAYER, security=BEARER,
      responses=_errors(401))  # fmt: skip
-async def my_games(player: str, service: Service) -> list[models.MyGame]:
+async def my_games(player: Player, service: Svc) -> list[models.MyGame]:
     """Your games: those awaiting your decision first (longest waiting first)."""
     return await service.my_games(player)
 
 
 @get("/api/lobby", tags=["games"])
-async def lobby(service: Service) -> list[models.LobbyGame]:
+async def lobby(service: Svc) -> list[models.LobbyGame]:
     """Games waiting for players."""
     return await service.lobby()
 
 
 @get("/healthz", tags=["health"], responses=_errors(503))
-async def healthz(service: Service) -> models.Health:
+async def healthz(service: Svc) -> models.Health:
     """Alive, and the store answers."""
     await service.store.head("healthz")
     return models.Health("ok", "ok")

@@ -17,17 +17,18 @@ from typing import TypeVar
 import msgspec
 from cachetools import LRUCache
 
-from domain.events import Event, event_decoder
+from domain.events import Event, GameEnded, SeedRevealed, event_decoder
 from domain.state import State
 from domain.view import View, view, visible
 from projections.record import LoggedBatch, LoggedEvent, Record, build_record
-from projections.replay import finished, replay, view_at
+from projections.replay import replay, view_at
 from server import models
 from store import accounts as acc
 from store import games as gm
 from store import ops
 from store.client import AsyncEventStore
 from store.errors import StoreError
+from store.records import Batch
 
 Clock = Callable[[], datetime]
 T = TypeVar("T")
@@ -149,7 +150,9 @@ class Service:
         key = (game_id, state.version, seat)
         encoded = self._views.get(key)
         if encoded is None:
-            encoded = self._views[key] = msgspec.json.encode(view(state, seat))
+            everything = state.phase == "over"
+            encoded = msgspec.json.encode(view(state, seat, everything=everything))
+            self._views[key] = encoded
         return encoded
 
     async def execute(
@@ -193,17 +196,27 @@ class Service:
         )
 
     async def follow(
-        self, game_id: str, viewer: str | None, after: int, *, timeout: float | None = None
-    ) -> AsyncIterator[models.VersionedEvent]:
-        """The caller's visible events after `after`, as they are appended (server-sent)."""
+        self, game_id: str, viewer: str | None, after: int, *, idle: float = 15.0
+    ) -> AsyncIterator[models.VersionedEvent | None]:
+        """The caller's visible events after `after`, as they are appended (server-sent);
+        None after `idle` seconds without one. Ends after the game's last event."""
         state = await self.state(game_id)
         seat = _seat(state, viewer)
         over = state.phase == "over"
-        async for stored in self.follow_store.follow(game_id, after, timeout=timeout, poll=5.0):
-            event = event_decoder.decode(stored.data)
-            over = over or finished([event])
-            if visible(event, seat, over):
-                yield models.VersionedEvent(stored.version, event)
+        if over and after >= state.version:
+            return
+        while True:
+            async for stored in self.follow_store.follow(
+                game_id, after, timeout=idle, poll=min(idle, 5.0)
+            ):
+                after = stored.version
+                event = event_decoder.decode(stored.data)
+                over = over or isinstance(event, GameEnded)
+                if visible(event, seat, over):
+                    yield models.VersionedEvent(stored.version, event)
+                if isinstance(event, SeedRevealed):  # a game's last event
+                    return
+            yield None
 
     async def _log(self, game_id: str) -> list[Event]:
         return [event for _v, event, _d, _h in await self.run(gm.log_op(self.games, game_id))]
@@ -236,15 +249,7 @@ class Service:
         return build_record(
             game_id,
             [LoggedEvent(v, e, d, h) for v, e, d, h in log],
-            [
-                LoggedBatch(
-                    b.command_id,
-                    gm.meta_decoder.decode(b.metadata),
-                    b.first_version,
-                    b.last_version,
-                )
-                for b in batches
-            ],
+            [_batch(b) for b in batches],
             {pid: player.name for pid, player in names.items()},
             _seat(state, viewer),
         )
@@ -294,6 +299,12 @@ class Service:
                     )
                 )
         return games
+
+
+def _batch(batch: Batch) -> LoggedBatch:
+    meta = gm.meta_decoder.decode(batch.metadata)
+    command_id = gm.client_command_id(batch.command_id, meta.player)
+    return LoggedBatch(command_id, meta, batch.first_version, batch.last_version)
 
 
 def _seat(state: State, viewer: str | None) -> int | None:

@@ -150,7 +150,10 @@ def current_op(games: Games, game_id: str, expected: int | None = None) -> ops.O
     With `expected`, a cached state at exactly that version is taken as it is, without a read:
     the caller is about to append at that version, and the append itself refuses a stale one.
     """
-    check_game_id(game_id)
+    try:
+        check_game_id(game_id)
+    except ValueError:
+        raise GameNotFound(game_id) from None  # no game can have such an id
     state = games.cache.get(game_id)
     if state is not None and state.version == expected:
         return state
@@ -281,6 +284,13 @@ def join_op(
         raise WrongInvite(game_id)
     command_id = f"join:{player}"
     request = digest(b"join", player.encode())
+    if player in state.players:  # a retried join: its first answer again
+        first = state.players[0] == player
+        known = yield from ops.command_record(
+            games.context, game_id, "create" if first else command_id
+        )
+        if known is not None:
+            return (yield from _first_result_op(games, game_id, known[0]))
     for _attempt in range(games.conflict_retries + 1):
         events = join_game(state, player, entropy)
         try:
@@ -301,6 +311,16 @@ def join_op(
         except VersionConflict:
             state = yield from current_op(games, game_id)
     raise VersionConflict(state.version)
+
+
+def player_command_id(player: str, command_id: str) -> str:
+    """Command ids are each player's own: two players may use the same one."""
+    return f"cmd:{player}:{command_id}"
+
+
+def client_command_id(stored: str, player: str) -> str:
+    """The command id as its player sent it (`create` and `join:...` stay as they are)."""
+    return stored.removeprefix(f"cmd:{player}:")
 
 
 def request_digest(seat: int, expected_version: int | None, commands: Sequence[Command]) -> str:
@@ -344,7 +364,10 @@ def execute_op(
     state = yield from current_op(games, game_id, expected_version)
     seat = seat_of(state, player)
     if seat is None:
+        if player in state.players:  # joined, but the seats are drawn when the table is full
+            raise IllegalCommand("game_not_started", "R7", "the game waits for its players")
         raise NotSeated(game_id)
+    command_id = player_command_id(player, command_id)
     request = request_digest(seat, expected_version, commands)
     meta = Meta("commands", player, now, seat, tuple(commands))
     try:

@@ -71,7 +71,7 @@ def test_each_operation_of_a_shared_round_trip_gets_its_own_error(
                 store.read("g"),
                 return_exceptions=True,
             )
-            assert results[0].last_version == 2  # type: ignore[union-attr]
+            assert results[0].last_version == 2
             assert isinstance(results[1], VersionConflict)
             assert isinstance(results[2], DuplicateCommand)
             assert not isinstance(results[3], BaseException)

@@ -1,0 +1,54 @@
+"""Make the OpenAPI document as strict as the server: what it refuses, the document forbids.
+
+Litestar's schemas of msgspec Structs do not carry `forbid_unknown_fields` nor the fixed length
+of a tuple; clients and fuzzers that trust the document would send what the server refuses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+import msgspec
+from litestar.openapi.spec import OpenAPI, Reference, Schema
+
+from domain import commands
+from server import models
+
+
+def _strict_structs() -> set[str]:
+    kinds: Iterable[object] = [*vars(models).values(), *vars(commands).values()]
+    return {
+        kind.__name__
+        for kind in kinds
+        if isinstance(kind, type)
+        and issubclass(kind, msgspec.Struct)
+        and kind.__struct_config__.forbid_unknown_fields
+    }
+
+
+def _schemas(schema: Schema | Reference | bool | None) -> Iterator[Schema]:
+    """`schema` and every schema nested in it."""
+    if not isinstance(schema, Schema):
+        return
+    yield schema
+    for nested in (
+        *(schema.properties or {}).values(),
+        *(schema.prefix_items or ()),
+        *(schema.one_of or ()),
+        *(schema.any_of or ()),
+        *(schema.all_of or ()),
+        schema.items,
+    ):
+        yield from _schemas(nested)
+
+
+def tighten(openapi: OpenAPI) -> None:
+    """Forbid unknown fields where the server does, and fix the length of tuples."""
+    strict = _strict_structs()
+    components = openapi.components.schemas or {}
+    for name, component in components.items():
+        if isinstance(component, Schema) and name in strict:
+            component.additional_properties = False
+        for schema in _schemas(component):
+            if schema.prefix_items is not None:
+                schema.min_items = schema.max_items = len(schema.prefix_items)

@@ -1,0 +1,151 @@
+"""Apps and servers for the server tests: the in-process app (embedded fakeredis or the real
+Redis under a unique key prefix) and live `patrician serve` processes on free loopback ports.
+
+Every live server binds 127.0.0.1 only, logs to a file the test can show, is waited for
+through /healthz, and is stopped by whoever started it. Keys are deleted prefix by prefix.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+from types import TracebackType
+
+import httpx
+import redis
+from litestar import Litestar
+
+from server.app import Settings, create_app
+
+REDIS_URL = os.environ.get("PATRICIAN_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+
+
+def unique_prefix(kind: str = "srv") -> str:
+    return f"test-{kind}-{uuid.uuid4().hex[:12]}"
+
+
+def build_app(settings: Settings | None = None) -> Litestar:
+    """The app of `create_app` (the embedded store unless `settings` say otherwise)."""
+    return create_app(settings or Settings())
+
+
+def redis_client(url: str = REDIS_URL) -> redis.Redis:
+    return redis.Redis.from_url(url, socket_timeout=5)
+
+
+def redis_available(url: str = REDIS_URL) -> bool:
+    client = redis_client(url)
+    try:
+        return bool(client.ping())
+    except redis.exceptions.ConnectionError:
+        return False
+    finally:
+        client.close()
+
+
+def delete_prefix(prefix: str, url: str = REDIS_URL) -> int:
+    """Delete every key of a test prefix; how many there were."""
+    client = redis_client(url)
+    try:
+        keys = list(client.scan_iter(match=f"{prefix}:*", count=1000))
+        for key in keys:
+            client.delete(key)
+        return len(keys)
+    finally:
+        client.close()
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def _patrician() -> list[str]:
+    script = Path(sys.executable).parent / "patrician"
+    if script.exists():
+        return [str(script)]
+    return [sys.executable, "-c", "from server.cli import main; main()"]
+
+
+class LiveServer:
+    """One `patrician serve` process against a Redis, under a key prefix."""
+
+    def __init__(self, prefix: str, log_dir: Path, redis_url: str = REDIS_URL) -> None:
+        self.prefix = prefix
+        self.redis_url = redis_url
+        self.log_dir = log_dir
+        self.port = 0
+        self.process: subprocess.Popen[bytes] | None = None
+        self.log_path = log_dir / f"serve-{uuid.uuid4().hex[:8]}.log"
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self, timeout: float = 20.0) -> None:
+        for _attempt in range(3):  # a free port may be taken before the server binds it
+            self.port = free_port()
+            env = {**os.environ, "PATRICIAN_PREFIX": self.prefix, "PYTHONUNBUFFERED": "1"}
+            env.pop("REDIS_URL", None)
+            command = [*_patrician(), "serve", "--host", "127.0.0.1", "--port", str(self.port)]
+            command += ["--redis-url", self.redis_url, "--workers", "1"]
+            with self.log_path.open("ab") as log:
+                self.process = subprocess.Popen(
+                    command, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=self.log_dir
+                )
+            if self._wait_healthy(timeout):
+                return
+            self.stop()
+        raise RuntimeError(f"patrician serve did not come up:\n{self.log()}")
+
+    def _wait_healthy(self, timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            assert self.process is not None
+            if self.process.poll() is not None:
+                return False
+            try:
+                answer = httpx.get(self.url + "/healthz", timeout=1.0)
+                if answer.status_code == 200 and answer.json() == {"status": "ok", "redis": "ok"}:
+                    return True
+            except httpx.TransportError:
+                pass
+            time.sleep(0.05)
+        return False
+
+    def stop(self) -> None:
+        process, self.process = self.process, None
+        if process is None or process.poll() is not None:
+            return
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
+    def log(self) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")[-5000:]
+        except OSError:
+            return ""
+
+    def __enter__(self) -> LiveServer:
+        self.start()
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.stop()
