@@ -200,13 +200,8 @@ def _end_turn(run: _Run) -> bool:
     return True
 
 
-def _played(run: _Run) -> bool:
-    return False
-
-
 _Stage = Callable[[_Run], bool]
 _TOWERS: tuple[tuple[str, _Stage], ...] = (
-    ("play", _played),
     ("place", _place),
     ("take", _take),
     ("move", _move),
@@ -216,7 +211,6 @@ _TOWERS: tuple[tuple[str, _Stage], ...] = (
     ("end", _end_turn),
 )
 _CLASSIC: tuple[tuple[str, _Stage], ...] = (  # R38
-    ("play", _played),
     ("place", _place),
     ("move", _move),
     ("take", _take),
@@ -225,12 +219,21 @@ _CLASSIC: tuple[tuple[str, _Stage], ...] = (  # R38
 )
 
 
+def _after(stages: tuple[tuple[str, _Stage], ...]) -> dict[str, tuple[_Stage, ...]]:
+    """For each step, the steps that follow it; "play" (and a placed floor) leads to all."""
+    following = {"play": tuple(stage for _, stage in stages)}
+    for index, (name, _) in enumerate(stages):
+        following[name] = tuple(stage for _, stage in stages[index + 1 :])
+    return following
+
+
+_AFTER = {"towers": _after(_TOWERS), "classic": _after(_CLASSIC)}
+
+
 def _proceed(run: _Run, done: str) -> None:
     """Run the steps after `done` until one waits for a decision. A placed floor resumes
     after "play", since placing repeats while crests are left (R11)."""
-    stages = _TOWERS if run.state.board.edition == "towers" else _CLASSIC
-    start = next(i for i, (name, _) in enumerate(stages) if name == done) + 1
-    for _, stage in stages[start:]:
+    for stage in _AFTER[run.state.board.edition][done]:
         if stage(run):
             return
 
