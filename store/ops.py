@@ -237,42 +237,44 @@ def append(  # noqa: PLR0917 (the issue's signature: append(game, version, event
     if expected_version < 0:
         raise ValueError("expected_version is 0 for a new game, else the last version seen")
     datas = list(events)
-    args: list[Any] = [
-        keys.events,
-        keys.commands,
-        keys.outbox,
-        game_id,
-        expected_version,
-        "",  # [5] the head hash the chain starts from
-        command_id,
-        default_digest(expected_version, datas) if request_digest is None else request_digest,
-        ctx.nonce(),
-        metadata,
-        len(datas),
-    ]
     for data in datas:
         if type(data) is not bytes:
             raise TypeError("each event is the bytes of its canonical encoding")
-        args += (data, "")  # the event and [12, 14, ...] its chain hash
+    first, last = expected_version + 1, expected_version + len(datas)
+    digest = default_digest(expected_version, datas) if request_digest is None else request_digest
+    nonce = ctx.nonce()
     previous = ctx.heads.get(game_id, expected_version)
     for _attempt in range(2):
-        hashes = chain.extend(previous or chain.ZERO_HASH, expected_version + 1, datas)
-        args[5] = previous or ""  # unknown: the script will answer with the true head hash
-        args[12::2] = hashes
+        hashes = chain.extend(previous or chain.ZERO_HASH, first, datas)
+        args: list[Any] = [
+            keys.events,
+            keys.commands,
+            keys.outbox,
+            game_id,
+            # unknown head hash: the script answers with the true one
+            f"{expected_version} {previous or ''}",
+            command_id,
+            metadata,
+            f"{first} {last} {hashes[-1]} {nonce} {digest}",  # the command record
+            f"{last} {hashes[-1]}",  # the new head
+            len(datas),
+        ]
+        for version, data, link_hash in zip(range(first, last + 1), datas, hashes, strict=True):
+            args += (entry_id(version), data, link_hash)
         reply = yield from evaluate("append", 3, tuple(args))
         status = reply[0]
         if status == b"ok":
-            result = AppendResult(expected_version + 1, expected_version + len(datas), hashes[-1])
+            result = AppendResult(first, last, hashes[-1])
             ctx.heads.put(game_id, result.last_version, result.head_hash)
             return result
         if status in (b"again", b"duplicate", b"reused"):
-            first = AppendResult(int(reply[1]), int(reply[2]), _text(reply[3]))
-            ctx.heads.put(game_id, first.last_version, first.head_hash)  # still a true fact
+            earlier = AppendResult(int(reply[1]), int(reply[2]), _text(reply[3]))
+            ctx.heads.put(game_id, earlier.last_version, earlier.head_hash)  # a true fact
             if status == b"again":
-                return first
+                return earlier
             if status == b"duplicate":
-                raise DuplicateCommand(first)
-            raise CommandIdReused(command_id, first)
+                raise DuplicateCommand(earlier)
+            raise CommandIdReused(command_id, earlier)
         current, current_hash = int(reply[1]), _text(reply[2])
         ctx.heads.put(game_id, current, current_hash)
         if status == b"conflict" and current == expected_version and previous != current_hash:
@@ -460,6 +462,10 @@ def read_outbox(
     tests; the workers read the feeds with consumer groups)."""
     reply = yield Call("xread", ({ctx.keys.outbox(shard): after}, count, None))
     return [
-        OutboxEntry(stream_id.decode(), fields[b"g"].decode(), int(fields[b"f"]), int(fields[b"l"]))
+        OutboxEntry(
+            stream_id.decode(),
+            fields[b"g"].decode(),
+            *(int(version) for version in fields[b"c"].split(b" ", 2)[:2]),
+        )
         for stream_id, fields in _xread_entries(reply)
     ]

@@ -212,3 +212,14 @@ def test_the_async_store_appends_and_refuses_like_the_sync_one(
             assert await store.command_result("g1", "cmd-1") == first
 
     run_async(scenario())
+
+
+def test_a_stream_edited_behind_the_stores_back_refuses_appends_and_keeps_them_out(
+    store: EventStore, client: Any
+) -> None:
+    store.append("g1", 0, [E1], "cmd-1")
+    client.xadd(store.keys.game("g1").events, {"d": E2, "h": "00"}, id="2-1")  # by hand
+    with pytest.raises(StoreError):
+        store.append("g1", 1, [E3], "cmd-2")
+    assert [event.data for event in store.read("g1")] == [E1, E2]
+    assert store.command_result("g1", "cmd-2") is None
