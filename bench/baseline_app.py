@@ -22,7 +22,15 @@ class Small(msgspec.Struct, frozen=True):
 
 
 def create() -> Litestar:
-    client = redis.Redis.from_url(os.environ["BENCH_REDIS_URL"], max_connections=64)
+    # The game server's client settings (server/app.py), so that only the endpoints differ.
+    client = redis.Redis.from_url(
+        os.environ["BENCH_REDIS_URL"],
+        max_connections=64,
+        socket_timeout=None,
+        socket_connect_timeout=5,
+        socket_keepalive=True,
+        health_check_interval=30,
+    )
     stream = f"{os.environ.get('BENCH_PREFIX', 'bench')}:baseline:{secrets.token_hex(4)}"
 
     @get("/bare", sync_to_thread=False)

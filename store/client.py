@@ -146,51 +146,69 @@ class _AutoPipeline:
     """Send the requests that concurrent operations make in the same turn of the event loop
     as one pipeline: one write and one read on the socket for all of them, instead of one of
     each per request. On this path of every request, system calls cost more than Redis does.
-    Each request still starts after its caller asked for it, so nothing is read earlier than
-    it would be alone; the requests of one operation stay in order, since an operation sends
-    its next request only after the reply to the previous one."""
+
+    The first request of a turn leads: it lets the other ready tasks run once (they may add
+    their requests), then sends the batch and hands each reply to its waiter. Each request
+    still starts after its caller asked for it, so nothing is read earlier than it would be
+    alone; the requests of one operation stay in order, since an operation sends its next
+    request only after the reply to the previous one."""
 
     def __init__(self, client: Any) -> None:
         self._client = client
-        self._queue: list[tuple[ops.Request, asyncio.Future[Any]]] = []
+        self._batch: list[tuple[ops.Request, asyncio.Future[Any] | None]] | None = None
 
     async def send(self, request: ops.Request) -> Any:
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._queue.append((request, future))
-        if len(self._queue) == 1:
-            asyncio.get_running_loop().call_soon(self._flush)
-        return await future
+        if self._batch is not None:  # a batch is gathering: join it
+            future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+            self._batch.append((request, future))
+            return await future
+        batch = self._batch = [(request, None)]
+        try:
+            await asyncio.sleep(0)
+        except BaseException:  # the leader was cancelled: its followers are still served
+            self._batch = None
+            if len(batch) > 1:
+                task = asyncio.ensure_future(self._deliver(batch[1:]))
+                _pending.add(task)
+                task.add_done_callback(_pending.discard)
+            raise
+        self._batch = None
+        replies = await self._deliver(batch)
+        if isinstance(replies[0], BaseException):
+            raise replies[0]
+        return replies[0]
 
-    def _flush(self) -> None:
-        batch, self._queue = self._queue, []
-        task = asyncio.ensure_future(self._execute(batch))
-        _pending.add(task)
-        task.add_done_callback(_pending.discard)
+    async def _deliver(self, batch: list[tuple[ops.Request, Any]]) -> list[Any]:
+        """Send the batch and hand each waiter its reply; return the replies."""
+        replies = await self._execute(batch)
+        for (_request, waiter), reply in zip(batch, replies, strict=True):
+            if waiter is None or waiter.done():
+                continue
+            if isinstance(reply, BaseException):
+                waiter.set_exception(reply)
+            else:
+                waiter.set_result(reply)
+        return replies
 
-    async def _execute(self, batch: list[tuple[ops.Request, asyncio.Future[Any]]]) -> None:
+    async def _execute(self, batch: list[tuple[ops.Request, Any]]) -> list[Any]:
+        """The replies, in order; an error stands in the place of its request."""
         try:
             if len(batch) == 1:
-                replies = [await _settled(ops.dispatch(self._client, batch[0][0]))]
-            else:
-                pipe = self._client.pipeline(transaction=False)
-                for request, _future in batch:
-                    ops.dispatch(pipe, request)
-                replies = await pipe.execute(raise_on_error=False)
+                return [await _settled(ops.dispatch(self._client, batch[0][0]))]
+            pipe = self._client.pipeline(transaction=False)
+            for request, _waiter in batch:
+                ops.dispatch(pipe, request)
+            return list(await pipe.execute(raise_on_error=False))
         except Exception as error:  # the connection failed: every request of the batch did
-            for _request, future in batch:
-                if not future.done():
-                    future.set_exception(error)
-            return
-        for (_request, future), reply in zip(batch, replies, strict=True):
-            if future.done():
-                continue
-            if isinstance(reply, Exception):
-                future.set_exception(reply)
-            else:
-                future.set_result(reply)
+            return [error] * len(batch)
+        except BaseException as error:  # cancelled: the waiters must not wait forever
+            for _request, waiter in batch[1:]:
+                if waiter is not None and not waiter.done():
+                    waiter.set_exception(error)
+            raise
 
 
-_pending: set[asyncio.Future[None]] = set()
+_pending: set[asyncio.Future[list[Any]]] = set()
 
 
 async def _settled(awaitable: Any) -> Any:
