@@ -230,16 +230,15 @@ def append(  # noqa: PLR0917 (the issue's signature: append(game, version, event
     """
     keys = ctx.keys.game(game_id)
     check_command_id(command_id)
-    if isinstance(cast(object, events), bytes | str) or not events:  # bytes: a Sequence of ints
+    if type(cast(object, events)) in (bytes, str) or not events:  # bytes: a Sequence of ints
         raise ValueError("append takes a non-empty sequence of encoded events")
     if type(metadata) is not bytes:
         raise TypeError("metadata is bytes")
     if expected_version < 0:
         raise ValueError("expected_version is 0 for a new game, else the last version seen")
     datas = list(events)
-    for data in datas:
-        if type(data) is not bytes:
-            raise TypeError("each event is the bytes of its canonical encoding")
+    if any(type(data) is not bytes for data in datas):
+        raise TypeError("each event is the bytes of its canonical encoding")
     first, last = expected_version + 1, expected_version + len(datas)
     digest = default_digest(expected_version, datas) if request_digest is None else request_digest
     nonce = ctx.nonce()
@@ -260,7 +259,7 @@ def append(  # noqa: PLR0917 (the issue's signature: append(game, version, event
             len(datas),
         ]
         for version, data, link_hash in zip(range(first, last + 1), datas, hashes, strict=True):
-            args += (entry_id(version), data, link_hash)
+            args += (f"{version}-1", data, link_hash)  # entry_id(version), inlined
         reply = yield from evaluate("append", 3, tuple(args))
         status = reply[0]
         if status == b"ok":
