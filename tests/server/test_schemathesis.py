@@ -34,9 +34,7 @@ from tests.server.live import build_app
 pytestmark = pytest.mark.timeout(120)
 
 APP = build_app(Settings())
-schema = schemathesis.openapi.from_asgi("/schema/openapi.json", APP).exclude(
-    path_regex=r"/stream$"
-)
+schema = schemathesis.openapi.from_asgi("/schema/openapi.json", APP).exclude(path_regex=r"/stream$")
 schema.config.generation.update(with_security_parameters=False)
 
 WORLD: dict[str, Any] = {}
