@@ -24,7 +24,14 @@ from store import AppendResult, AsyncEventStore, DuplicateCommand, EventStore, S
 from store.chain import verify
 from tests.store.conftest import BACKENDS, run_async, unique_prefix
 
-pytestmark = [pytest.mark.parametrize("backend", BACKENDS, indirect=True), pytest.mark.slow]
+pytestmark = pytest.mark.slow
+on_every_backend = pytest.mark.parametrize("backend", BACKENDS, indirect=True)
+# fakeredis clients drop redis-py's `retry` (they never re-send) and its async connection is
+# not a redis.asyncio.Connection to wrap: these run on real Redis only. The script's answer
+# to a re-sent call is tested on fakeredis too (test_append).
+on_real_redis = pytest.mark.parametrize(
+    "backend", [pytest.param("redis", id="redis", marks=pytest.mark.redis)], indirect=True
+)
 
 APPENDS = 10_000
 
@@ -122,6 +129,7 @@ def _cleanup(client: Any, prefix: str) -> None:
         client.delete(key)
 
 
+@on_every_backend
 def test_a_caller_retrying_after_a_lost_reply_lands_every_command_once(losing_client: Any) -> None:
     client = losing_client(0)
     prefix = unique_prefix()
@@ -142,13 +150,10 @@ def test_a_caller_retrying_after_a_lost_reply_lands_every_command_once(losing_cl
         client.close()
 
 
+@on_real_redis
 def test_the_clients_own_retry_after_a_lost_reply_returns_the_first_result(
     losing_client: Any, backend: str
 ) -> None:
-    if backend == "fakeredis":
-        # fakeredis clients drop `retry`: they never re-send. The script's answer to a
-        # re-send is tested on fakeredis too, by test_append's re-sent call test.
-        pytest.skip("fakeredis ignores redis-py's Retry")
     client = losing_client(1)
     prefix = unique_prefix()
     store = EventStore(client, prefix=prefix)
@@ -164,13 +169,12 @@ def test_the_clients_own_retry_after_a_lost_reply_returns_the_first_result(
         client.close()
 
 
+@on_real_redis
 def test_an_async_caller_retrying_after_a_lost_reply_lands_every_command_once(
     backend: str, request: pytest.FixtureRequest
 ) -> None:
     # The caller retries here: with redis-py 8.1, redis.asyncio's Retry did not re-send
     # after the injected timeout, so its automatic path is not what this test exercises.
-    if backend == "fakeredis":
-        pytest.skip("fakeredis's async connection is not a redis.asyncio.Connection to wrap")
     url = request.getfixturevalue("redis_url")
     prefix = unique_prefix()
     count = 1000
