@@ -92,15 +92,36 @@ def legal_commands(state: State, seat: int) -> list[Command]:
     pending = state.pending
     if pending is None or pending.seat != seat:
         return []
+    known_state, known = _last.entry
+    if known_state is state:  # a state never changes: what was listed for it still holds
+        return list(known)
     step = pending.step
+    listed: list[Command]
     if step == "play_card":
-        return [PlayCard(card) for card in sorted(state.hands[seat])]
-    if step == "place_floor":
-        return list(place_sites(state, state.played_card().city))
-    if step == "take_card":
-        return list(take_cities(state))
-    if step == "move_floor":
-        return [*moves(state), SKIP]
-    if step == "trade_route":
-        return [*trade_routes(state), SKIP]
-    return list(_CHOOSE)
+        listed = [PlayCard(card) for card in sorted(state.hands[seat])]
+    elif step == "place_floor":
+        listed = list(place_sites(state, state.played_card().city))
+    elif step == "take_card":
+        listed = list(take_cities(state))
+    elif step == "move_floor":
+        listed = [*moves(state), SKIP]
+    elif step == "trade_route":
+        listed = [*trade_routes(state), SKIP]
+    else:
+        listed = list(_CHOOSE)
+    _last.entry = (state, tuple(listed))  # one assignment: threads see all of it or none
+    return listed
+
+
+class _LastAnswer:
+    """The options of the last state asked about: a seat's client, then `decide`, ask for the
+    same state's options one after the other. States are immutable, so the answer for the
+    same object is the same; the state is held so that its identity cannot be reused."""
+
+    __slots__ = ("entry",)
+
+    def __init__(self) -> None:
+        self.entry: tuple[State | None, tuple[Command, ...]] = (None, ())
+
+
+_last = _LastAnswer()
