@@ -197,6 +197,119 @@ def rules_tag(rules_version: str | int) -> str:
 # --- operations ---------------------------------------------------------------------------
 
 
+class AppendCall:
+    """One append, prepared: the arguments of the script and the meaning of its reply.
+
+    Shared by the `append` operation (both stores) and the sync store's direct path, so the
+    rules of an append exist once. `arguments()` gives the script's keys and arguments for the
+    head hash currently believed; `outcome(reply)` gives the result, raises the typed error,
+    or returns None when the script reported a head hash the call did not know: then
+    `arguments()` chains from it and the call is sent again (once).
+    """
+
+    __slots__ = (
+        "command_id",
+        "ctx",
+        "datas",
+        "digest",
+        "expected_version",
+        "first",
+        "game_id",
+        "hashes",
+        "keys",
+        "last",
+        "metadata",
+        "nonce",
+        "previous",
+        "retried",
+    )
+
+    def __init__(  # noqa: PLR0917 (the issue's signature: append(game, version, events, id, meta))
+        self,
+        ctx: Context,
+        game_id: str,
+        expected_version: int,
+        events: Sequence[bytes],
+        command_id: str,
+        metadata: bytes = b"",
+        request_digest: str | None = None,
+    ) -> None:
+        self.keys = ctx.keys.game(game_id)
+        check_command_id(command_id)
+        if type(cast(object, events)) in (bytes, str) or not events:  # bytes: a Sequence of ints
+            raise ValueError("append takes a non-empty sequence of encoded events")
+        if type(metadata) is not bytes:
+            raise TypeError("metadata is bytes")
+        if expected_version < 0:
+            raise ValueError("expected_version is 0 for a new game, else the last version seen")
+        datas = list(events)
+        if any(type(data) is not bytes for data in datas):
+            raise TypeError("each event is the bytes of its canonical encoding")
+        self.ctx, self.game_id, self.command_id, self.metadata = ctx, game_id, command_id, metadata
+        self.expected_version, self.datas = expected_version, datas
+        self.first, self.last = expected_version + 1, expected_version + len(datas)
+        self.digest = (
+            default_digest(expected_version, datas) if request_digest is None else request_digest
+        )
+        self.nonce = ctx.nonce()
+        self.previous = ctx.heads.get(game_id, expected_version)
+        self.hashes: list[str] = []
+        self.retried = False
+
+    def arguments(self) -> tuple[Any, ...]:
+        """KEYS and ARGV of `append.lua` (see its header), chained from `previous`."""
+        first, last, previous = self.first, self.last, self.previous
+        self.hashes = hashes = chain.extend(previous or chain.ZERO_HASH, first, self.datas)
+        keys = self.keys
+        args: list[Any] = [
+            keys.events,
+            keys.commands,
+            keys.outbox,
+            self.game_id,
+            # unknown head hash: the script answers with the true one
+            f"{self.expected_version} {previous or ''}",
+            self.command_id,
+            self.metadata,
+            f"{first} {last} {hashes[-1]} {self.nonce} {self.digest}",  # the command record
+            f"{last} {hashes[-1]}",  # the new head
+            len(self.datas),
+        ]
+        for version, data, link_hash in zip(
+            range(first, last + 1), self.datas, hashes, strict=True
+        ):
+            args += (f"{version}-1", data, link_hash)  # entry_id(version), inlined
+        return tuple(args)
+
+    def outcome(self, reply: Any) -> AppendResult | None:
+        ctx, game_id = self.ctx, self.game_id
+        status = reply[0]
+        if status == b"ok":
+            result = AppendResult(self.first, self.last, self.hashes[-1])
+            ctx.heads.put(game_id, result.last_version, result.head_hash)
+            return result
+        if status in (b"again", b"duplicate", b"reused"):
+            earlier = AppendResult(int(reply[1]), int(reply[2]), _text(reply[3]))
+            ctx.heads.put(game_id, earlier.last_version, earlier.head_hash)  # a true fact
+            if status == b"again":
+                return earlier
+            if status == b"duplicate":
+                raise DuplicateCommand(earlier)
+            raise CommandIdReused(self.command_id, earlier)
+        current, current_hash = int(reply[1]), _text(reply[2])
+        ctx.heads.put(game_id, current, current_hash)
+        if (
+            status == b"conflict"
+            and current == self.expected_version
+            and self.previous != current_hash
+            and not self.retried
+        ):
+            # The version is right but the hash we chained from was unknown or stale. The
+            # script wrote nothing; chain from the head it reported and send again.
+            self.previous, self.retried = current_hash, True
+            return None
+        raise VersionConflict(current)
+
+
 def append(  # noqa: PLR0917 (the issue's signature: append(game, version, events, id, meta))
     ctx: Context,
     game_id: str,
@@ -228,61 +341,12 @@ def append(  # noqa: PLR0917 (the issue's signature: append(game, version, event
     the caller gets its `AppendResult` as if nothing had happened, and the events are stored
     once. NOSCRIPT retries (after a restart) are safe as the script did not run.
     """
-    keys = ctx.keys.game(game_id)
-    check_command_id(command_id)
-    if type(cast(object, events)) in (bytes, str) or not events:  # bytes: a Sequence of ints
-        raise ValueError("append takes a non-empty sequence of encoded events")
-    if type(metadata) is not bytes:
-        raise TypeError("metadata is bytes")
-    if expected_version < 0:
-        raise ValueError("expected_version is 0 for a new game, else the last version seen")
-    datas = list(events)
-    if any(type(data) is not bytes for data in datas):
-        raise TypeError("each event is the bytes of its canonical encoding")
-    first, last = expected_version + 1, expected_version + len(datas)
-    digest = default_digest(expected_version, datas) if request_digest is None else request_digest
-    nonce = ctx.nonce()
-    previous = ctx.heads.get(game_id, expected_version)
-    for _attempt in range(2):
-        hashes = chain.extend(previous or chain.ZERO_HASH, first, datas)
-        args: list[Any] = [
-            keys.events,
-            keys.commands,
-            keys.outbox,
-            game_id,
-            # unknown head hash: the script answers with the true one
-            f"{expected_version} {previous or ''}",
-            command_id,
-            metadata,
-            f"{first} {last} {hashes[-1]} {nonce} {digest}",  # the command record
-            f"{last} {hashes[-1]}",  # the new head
-            len(datas),
-        ]
-        for version, data, link_hash in zip(range(first, last + 1), datas, hashes, strict=True):
-            args += (f"{version}-1", data, link_hash)  # entry_id(version), inlined
-        reply = yield from evaluate("append", 3, tuple(args))
-        status = reply[0]
-        if status == b"ok":
-            result = AppendResult(first, last, hashes[-1])
-            ctx.heads.put(game_id, result.last_version, result.head_hash)
+    call = AppendCall(ctx, game_id, expected_version, events, command_id, metadata, request_digest)
+    while True:
+        reply = yield from evaluate("append", 3, call.arguments())
+        result = call.outcome(reply)
+        if result is not None:
             return result
-        if status in (b"again", b"duplicate", b"reused"):
-            earlier = AppendResult(int(reply[1]), int(reply[2]), _text(reply[3]))
-            ctx.heads.put(game_id, earlier.last_version, earlier.head_hash)  # a true fact
-            if status == b"again":
-                return earlier
-            if status == b"duplicate":
-                raise DuplicateCommand(earlier)
-            raise CommandIdReused(command_id, earlier)
-        current, current_hash = int(reply[1]), _text(reply[2])
-        ctx.heads.put(game_id, current, current_hash)
-        if status == b"conflict" and current == expected_version and previous != current_hash:
-            # The version is right but the hash we chained from was unknown or stale. The
-            # script wrote nothing; chain from the head it reported and send again.
-            previous = current_hash
-            continue
-        raise VersionConflict(current)
-    raise VersionConflict(expected_version)
 
 
 def head(ctx: Context, game_id: str) -> Op[Head]:
