@@ -280,7 +280,7 @@ async def lobby(service: Svc) -> list[models.LobbyGame]:
 @get("/healthz", tags=["health"], responses=_errors(503))
 async def healthz(service: Svc) -> models.Health:
     """Alive, and the store answers."""
-    await service.store.head("healthz")
+    await service.check_store()
     return models.Health("ok", "ok")
 
 

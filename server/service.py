@@ -76,6 +76,10 @@ class Service:
     def _id(self, prefix: str, size: int = 9) -> str:
         return prefix + self.token_bytes(size).hex()
 
+    async def check_store(self) -> None:
+        """One round trip to the store; raises `StoreUnavailable` when it does not answer."""
+        await self.store.head("healthz")
+
     # --- accounts ------------------------------------------------------------------------
 
     async def create_player(self, name: str) -> models.PlayerCreated:
