@@ -4,6 +4,8 @@ exactly its own answer, error or NOSCRIPT recovery, as if it had been alone."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import fakeredis
@@ -17,16 +19,22 @@ from tests.store.conftest import BACKENDS, run_async, unique_prefix
 on_every_backend = pytest.mark.parametrize("backend", BACKENDS, indirect=True)
 
 
-def _client(backend: str, request: pytest.FixtureRequest) -> Any:
+@asynccontextmanager
+async def pipelined(
+    backend: str, request: pytest.FixtureRequest
+) -> AsyncIterator[tuple[AsyncEventStore, Any]]:
+    """A pipelined store (and its client) under a fresh prefix, cleaned up afterwards."""
     if backend == "fakeredis":
-        return fakeredis.FakeAsyncRedis()
-    return redis.asyncio.Redis.from_url(request.getfixturevalue("redis_url"))
-
-
-async def _cleanup(client: Any, prefix: str) -> None:
-    async for key in client.scan_iter(match=f"{prefix}:*"):
-        await client.delete(key)
-    await client.aclose()
+        client: Any = fakeredis.FakeAsyncRedis()
+    else:
+        client = redis.asyncio.Redis.from_url(request.getfixturevalue("redis_url"))
+    prefix = unique_prefix()
+    try:
+        yield AsyncEventStore(client, prefix=prefix, pipelined=True), client
+    finally:
+        async for key in client.scan_iter(match=f"{prefix}:*"):
+            await client.delete(key)
+        await client.aclose()
 
 
 @on_every_backend
@@ -34,9 +42,7 @@ def test_concurrent_appends_to_many_games_all_land_in_order(
     backend: str, request: pytest.FixtureRequest
 ) -> None:
     async def scenario() -> None:
-        client, prefix = _client(backend, request), unique_prefix()
-        store = AsyncEventStore(client, prefix=prefix, pipelined=True)
-        try:
+        async with pipelined(backend, request) as (store, _client):
 
             async def play(game: str) -> None:
                 for version in range(20):
@@ -49,8 +55,6 @@ def test_concurrent_appends_to_many_games_all_land_in_order(
                 events = await store.read(f"g{index}")
                 assert [event.version for event in events] == list(range(1, 21))
                 verify(events)
-        finally:
-            await _cleanup(client, prefix)
 
     run_async(scenario())
 
@@ -60,9 +64,7 @@ def test_each_operation_of_a_shared_round_trip_gets_its_own_error(
     backend: str, request: pytest.FixtureRequest
 ) -> None:
     async def scenario() -> None:
-        client, prefix = _client(backend, request), unique_prefix()
-        store = AsyncEventStore(client, prefix=prefix, pipelined=True)
-        try:
+        async with pipelined(backend, request) as (store, _client):
             await store.append("g", 0, [b"{}"], "first")
             results = await asyncio.gather(
                 store.append("g", 1, [b"{}"], "second"),
@@ -75,8 +77,6 @@ def test_each_operation_of_a_shared_round_trip_gets_its_own_error(
             assert isinstance(results[1], VersionConflict)
             assert isinstance(results[2], DuplicateCommand)
             assert not isinstance(results[3], BaseException)
-        finally:
-            await _cleanup(client, prefix)
 
     run_async(scenario())
 
@@ -86,16 +86,12 @@ def test_concurrent_appends_recover_together_when_redis_forgot_the_scripts(
     backend: str, request: pytest.FixtureRequest
 ) -> None:
     async def scenario() -> None:
-        client, prefix = _client(backend, request), unique_prefix()
-        store = AsyncEventStore(client, prefix=prefix, pipelined=True)
-        try:
+        async with pipelined(backend, request) as (store, client):
             await store.append("warm", 0, [b"{}"], "c")
             await client.script_flush()
             await asyncio.gather(*(store.append(f"g{i}", 0, [b"{}"], "c") for i in range(8)))
             for index in range(8):
                 assert (await store.head(f"g{index}")).version == 1
-        finally:
-            await _cleanup(client, prefix)
 
     run_async(scenario())
 
