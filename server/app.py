@@ -11,7 +11,6 @@ from __future__ import annotations
 import gc
 import logging
 import os
-import secrets
 from pathlib import Path
 from typing import Any
 
@@ -19,16 +18,14 @@ import msgspec
 import structlog
 from litestar import Litestar
 from litestar.di import Provide
-from litestar.enums import ScopeType
 from litestar.logging.config import StructLoggingConfig
-from litestar.middleware.base import ASGIMiddleware
 from litestar.openapi.config import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme
-from litestar.types import ASGIApp, Receive, Scope, Send
 
 from server.carddata import load_game_data
 from server.errors import EXCEPTION_HANDLERS
 from server.openapi import tighten
+from server.request_ids import RequestIds
 from server.routes import ROUTES, strict_json_body
 from server.service import Service
 from store.accounts import Accounts
@@ -49,6 +46,8 @@ class Settings(msgspec.Struct, frozen=True):
     card_file: str | None = None
     snapshot_every: int = 50
     max_body: int = MAX_BODY
+    gather_seconds: float = 0.0005
+    """How long the first Redis request of a turn waits for others to share its round trip."""
 
     @classmethod
     def from_environment(cls) -> Settings:
@@ -60,32 +59,6 @@ class Settings(msgspec.Struct, frozen=True):
             card_file=env.get("PATRICIAN_CARD_FILE") or None,
             snapshot_every=int(env.get("PATRICIAN_SNAPSHOT_EVERY", "50")),
         )
-
-
-class RequestIds(ASGIMiddleware):
-    """Give every request an id (the client's `X-Request-ID` if sane), bind it to the log
-    context, and send it back, so that a 500's id leads to its stack trace in the log."""
-
-    scopes = (ScopeType.HTTP,)
-
-    async def handle(self, scope: Scope, receive: Receive, send: Send, next_app: ASGIApp) -> None:
-        given = dict(scope["headers"]).get(b"x-request-id", b"").decode("latin-1")
-        request_id = given if given.isalnum() and len(given) <= 64 else secrets.token_hex(8)
-        scope.setdefault("state", {})["request_id"] = request_id
-        structlog.contextvars.bind_contextvars(request_id=request_id)
-
-        async def send_with_id(message: Any) -> None:
-            if message["type"] == "http.response.start":
-                headers = list(message.get("headers", []))
-                if not any(name.lower() == b"x-request-id" for name, _ in headers):
-                    headers.append((b"x-request-id", request_id.encode()))  # errors carry it
-                message["headers"] = headers
-            await send(message)
-
-        try:
-            await next_app(scope, receive, send_with_id)
-        finally:
-            structlog.contextvars.unbind_contextvars("request_id")
 
 
 def _clients(settings: Settings) -> tuple[Any, Any]:

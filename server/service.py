@@ -43,7 +43,10 @@ class NotFound(StoreError):
 
 
 def iso(moment: datetime) -> str:
-    return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    """UTC, ISO 8601, to the millisecond: `2026-11-30T01:36:40.811Z`."""
+    if moment.utcoffset():
+        moment = moment.astimezone(UTC)
+    return f"{moment:%Y-%m-%dT%H:%M:%S}.{moment.microsecond // 1000:03d}Z"
 
 
 class Service:
