@@ -119,10 +119,12 @@ class Service:
                 server_seed=self.token_bytes(32),
                 invite_code=invite,
                 now=iso(now),
+                listings=(
+                    acc.list_game(self.accounts, player, game_id, now.timestamp()),
+                    acc.open_game(self.accounts, game_id, now.timestamp()),
+                ),
             )
         )
-        await self.run(acc.add_game_op(self.accounts, player, game_id, now.timestamp()))
-        await self.run(acc.open_game_op(self.accounts, game_id, now.timestamp()))
         return models.GameCreated(
             game_id, invite, outcome.state.seed_commitment, outcome.last_version
         )
@@ -137,9 +139,9 @@ class Service:
                 invite_code=request.invite_code,
                 entropy=request.entropy,
                 now=iso(now),
+                listings=(acc.list_game(self.accounts, player, game_id, now.timestamp()),),
             )
         )
-        await self.run(acc.add_game_op(self.accounts, player, game_id, now.timestamp()))
         started = outcome.state.phase != "waiting"
         if started:
             await self.run(acc.close_game_op(self.accounts, game_id))
@@ -265,7 +267,9 @@ class Service:
         now = self.clock()
         mine = []
         for game_id in await self.run(acc.games_of_op(self.accounts, player)):
-            state = await self.state(game_id)
+            state = await self._listed(game_id)
+            if state is None or player not in state.players:
+                continue  # listed before an append that did not land
             seat = _seat(state, player)
             pending = state.pending
             since = await self.run(gm.last_change_op(self.games, game_id))
@@ -290,11 +294,21 @@ class Service:
         mine.sort(key=lambda g: (not g.your_decision, -(g.waited_seconds or 0.0)))
         return mine
 
+    async def _listed(self, game_id: str) -> State | None:
+        """A listed game's state; None for a game listed before a creation that failed."""
+        try:
+            return await self.state(game_id)
+        except gm.GameNotFound:
+            return None
+
     async def lobby(self, limit: int = 100) -> list[models.LobbyGame]:
         games = []
         for game_id in await self.run(acc.lobby_op(self.accounts, limit)):
-            state = await self.state(game_id)
-            if state.phase == "waiting":
+            state = await self._listed(game_id)
+            if state is not None and state.phase != "waiting":
+                # Its last join was answered but the lobby was not told: tell it now.
+                await self.run(acc.close_game_op(self.accounts, game_id))
+            elif state is not None:
                 games.append(
                     models.LobbyGame(
                         game_id,

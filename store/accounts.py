@@ -71,8 +71,10 @@ def players_op(accounts: Accounts, player_ids: Sequence[str]) -> ops.Op[dict[str
     return players
 
 
-def add_game_op(accounts: Accounts, player_id: str, game_id: str, score: float) -> ops.Op[None]:
-    yield ops.Call("zadd", (accounts.games(player_id), {game_id: score}))
+def list_game(accounts: Accounts, player_id: str, game_id: str, score: float) -> ops.Call:
+    """List a game among the player's, scored by when they joined it. NX: a repeated join
+    keeps the first time. Made before the append that seats the player (see `store.games`)."""
+    return ops.Call("zadd", (accounts.games(player_id), {game_id: score}, True))
 
 
 def games_of_op(accounts: Accounts, player_id: str) -> ops.Op[list[str]]:
@@ -80,12 +82,14 @@ def games_of_op(accounts: Accounts, player_id: str) -> ops.Op[list[str]]:
     return [bytes(game).decode() for game in found]
 
 
-def open_game_op(accounts: Accounts, game_id: str, score: float) -> ops.Op[None]:
-    """List a game in the lobby while it waits for players."""
-    yield ops.Call("zadd", (accounts.lobby(), {game_id: score}))
+def open_game(accounts: Accounts, game_id: str, score: float) -> ops.Call:
+    """List a game in the lobby while it waits for players. Made before the append that
+    creates the game (see `store.games`)."""
+    return ops.Call("zadd", (accounts.lobby(), {game_id: score}, True))
 
 
 def close_game_op(accounts: Accounts, game_id: str) -> ops.Op[None]:
+    """Take a game out of the lobby: once its table is full, it never waits again."""
     yield ops.Call("zrem", (accounts.lobby(), game_id))
 
 

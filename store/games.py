@@ -244,8 +244,14 @@ def create_op(
     server_seed: bytes,
     invite_code: str,
     now: str,
+    listings: Sequence[ops.Call] = (),
 ) -> ops.Op[Outcome]:
-    """Create a game with its creator in the first seat; raises `InvalidOptions`."""
+    """Create a game with its creator in the first seat; raises `InvalidOptions`.
+
+    `listings` are the writes that list the game (the lobby, the creator's games). They are
+    made after every check and before the append: should the append fail or the process die
+    in between, a listed game that does not exist is skipped by its readers, whereas listing
+    after the append could leave a game in no list at all."""
     check_game_id(game_id)
     events = create_game(
         edition=edition,
@@ -258,6 +264,8 @@ def create_op(
     )
     # The invite digest first: should the append fail, a meta key with no game is harmless.
     yield ops.Call("hset", (games.meta_key(game_id), "invite", invite_digest(invite_code)))
+    for listing in listings:  # noqa: UP028 (a list's iterator cannot be sent the replies)
+        yield listing
     meta = Meta("create", player, now)
     return (
         yield from _append_op(
@@ -274,9 +282,20 @@ def create_op(
 
 
 def join_op(
-    games: Games, game_id: str, *, player: str, invite_code: str, entropy: str, now: str
+    games: Games,
+    game_id: str,
+    *,
+    player: str,
+    invite_code: str,
+    entropy: str,
+    now: str,
+    listings: Sequence[ops.Call] = (),
 ) -> ops.Op[Outcome]:
-    """Take a seat with the invite code; the last seat starts and deals the game."""
+    """Take a seat with the invite code; the last seat starts and deals the game.
+
+    `listings` (the player's game list) are written after the invite is checked and before
+    the append, as in `create_op`: a listed game where the player holds no seat (the table
+    filled in between) is skipped by its readers."""
     state = yield from current_op(games, game_id)
     stored = yield ops.Call("hget", (games.meta_key(game_id), "invite"))
     offered = invite_digest(invite_code).encode()
@@ -291,8 +310,10 @@ def join_op(
         )
         if known is not None:
             return (yield from _first_result_op(games, game_id, known[0]))
+    events = join_game(state, player, entropy)  # refuses a full table before any listing
+    for listing in listings:  # noqa: UP028 (a list's iterator cannot be sent the replies)
+        yield listing
     for _attempt in range(games.conflict_retries + 1):
-        events = join_game(state, player, entropy)
         try:
             return (
                 yield from _append_op(
@@ -310,6 +331,7 @@ def join_op(
             return (yield from _first_result_op(games, game_id, done.first_result))
         except VersionConflict:
             state = yield from current_op(games, game_id)
+            events = join_game(state, player, entropy)
     raise VersionConflict(state.version)
 
 

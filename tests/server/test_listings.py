@@ -1,0 +1,148 @@
+"""The lobby and each player's game list cannot lose a game to a crash or a failed write.
+
+They are written before the append that creates or joins a game (store/games.py), so a write
+that fails in between leaves a listed game that does not exist, or where the player holds no
+seat: readers skip those, and nobody sees an error. The service runs here on an embedded
+fakeredis behind a client that fails chosen commands, as a dying Redis or process would.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Coroutine
+from typing import Any, TypeVar
+
+import fakeredis
+import pytest
+import redis.exceptions
+
+from domain.errors import IllegalCommand
+from server import models
+from server.carddata import load_game_data
+from server.service import Service
+from store.accounts import Accounts
+from store.client import AsyncEventStore
+from store.errors import StoreUnavailable
+from store.games import Games, WrongInvite
+
+T = TypeVar("T")
+
+
+class _Faulty:
+    """An asyncio fakeredis that fails the next call of the command `fail_next` before it
+    runs, or every call after one of `die_after` ran (a process that died just then)."""
+
+    def __init__(self) -> None:
+        self.client = fakeredis.FakeAsyncRedis()
+        self.fail_next: str | None = None
+        self.die_after: str | None = None
+        self.dead = False
+
+    def get_encoder(self) -> Any:
+        return self.client.get_encoder()  # type: ignore[no-untyped-call]
+
+    def __getattr__(self, name: str) -> Any:
+        method = getattr(self.client, name)
+
+        async def call(*args: Any, **kwargs: Any) -> Any:
+            if self.dead or self.fail_next == name:
+                self.fail_next = None
+                raise redis.exceptions.ConnectionError("Connection reset by peer")
+            result = await method(*args, **kwargs)
+            self.dead = self.die_after == name
+            return result
+
+        return call
+
+
+def _service(client: _Faulty) -> Service:
+    store = AsyncEventStore(client, prefix="listings")
+    return Service(store, Games(store.context, load_game_data()), Accounts("listings"))
+
+
+def _run(test: Callable[[_Faulty, Service], Coroutine[Any, Any, T]]) -> T:
+    client = _Faulty()
+    return asyncio.run(test(client, _service(client)))
+
+
+async def _players(service: Service, count: int) -> list[str]:
+    return [(await service.create_player(f"p{n}")).player_id for n in range(count)]
+
+
+def test_a_game_whose_creation_failed_after_it_was_listed_is_in_no_list() -> None:
+    async def scenario(client: _Faulty, service: Service) -> None:
+        (anna,) = await _players(service, 1)
+        client.fail_next = "evalsha"  # the append of the creation
+        with pytest.raises(StoreUnavailable):
+            await service.create_game(anna, models.NewGame(seats=2))
+        assert await service.lobby() == []
+        assert await service.my_games(anna) == []
+        created = await service.create_game(anna, models.NewGame(seats=2))
+        assert [g.game_id for g in await service.lobby()] == [created.game_id]
+        assert [g.game_id for g in await service.my_games(anna)] == [created.game_id]
+
+    _run(scenario)
+
+
+def test_a_crash_just_after_a_creation_or_a_join_landed_loses_no_listing() -> None:
+    async def scenario(client: _Faulty, service: Service) -> None:
+        anna, bert = await _players(service, 2)
+        client.die_after = "evalsha"  # the creation lands, then the process dies
+        created = await service.create_game(anna, models.NewGame(seats=3))
+        client.die_after, client.dead = "evalsha", False
+        await service.join(created.game_id, bert, models.JoinGame(created.invite_code))
+        client.die_after, client.dead = None, False
+        restarted = _service(client)
+        assert [g.game_id for g in await restarted.lobby()] == [created.game_id]
+        for player in (anna, bert):
+            assert [g.game_id for g in await restarted.my_games(player)] == [created.game_id]
+
+    _run(scenario)
+
+
+def test_a_join_that_failed_after_it_was_listed_shows_nothing_and_can_be_retried() -> None:
+    async def scenario(client: _Faulty, service: Service) -> None:
+        anna, bert = await _players(service, 2)
+        created = await service.create_game(anna, models.NewGame(seats=2))
+        join = models.JoinGame(invite_code=created.invite_code)
+        client.fail_next = "evalsha"  # the append of the join
+        with pytest.raises(StoreUnavailable):
+            await service.join(created.game_id, bert, join)
+        assert await service.my_games(bert) == []
+        joined = await service.join(created.game_id, bert, join)
+        assert joined.started
+        assert [g.game_id for g in await service.my_games(bert)] == [created.game_id]
+
+    _run(scenario)
+
+
+def test_a_started_game_the_lobby_was_not_told_of_leaves_the_lobby_on_the_next_read() -> None:
+    async def scenario(client: _Faulty, service: Service) -> None:
+        anna, bert = await _players(service, 2)
+        created = await service.create_game(anna, models.NewGame(seats=2))
+        client.fail_next = "zrem"  # the lobby's removal, after the join that fills the table
+        with pytest.raises(StoreUnavailable):
+            await service.join(created.game_id, bert, models.JoinGame(created.invite_code))
+        state = await service.state(created.game_id)
+        assert state.phase != "waiting", "the join itself landed"
+        assert await service.lobby() == []
+        assert await client.client.zcard("listings:lobby") == 0, "and the lobby healed"
+        for player in (anna, bert):
+            assert [g.game_id for g in await service.my_games(player)] == [created.game_id]
+
+    _run(scenario)
+
+
+def test_a_join_refused_for_a_full_table_or_a_wrong_invite_lists_nothing() -> None:
+    async def scenario(client: _Faulty, service: Service) -> None:
+        anna, bert, cleo = await _players(service, 3)
+        created = await service.create_game(anna, models.NewGame(seats=2))
+        with pytest.raises(WrongInvite):
+            await service.join(created.game_id, cleo, models.JoinGame("not-the-code"))
+        await service.join(created.game_id, bert, models.JoinGame(created.invite_code))
+        with pytest.raises(IllegalCommand) as refused:
+            await service.join(created.game_id, cleo, models.JoinGame(created.invite_code))
+        assert refused.value.code == "game_not_open"
+        assert await client.client.zcard("listings:player:" + cleo + ":games") == 0
+
+    _run(scenario)
