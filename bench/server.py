@@ -1,7 +1,7 @@
 """Benchmark of the game server over real HTTP against real Redis, beside bare Litestar
 baselines served the same way in the same run (issue: the game server).
 
-    .venv/bin/python bench/server.py [--redis-url URL] [--seconds 12] [--clients 32]
+    .venv/bin/python bench/server.py [--redis-url URL] [--seconds 15] [--clients 32]
 
 Starts `patrician serve --workers 2` and the baseline app (`bench/baseline_app.py`, also two
 uvicorn workers) on loopback ports, then drives each with the same load generator (two
@@ -298,13 +298,13 @@ def p99(latencies: list[float]) -> float:
 def paired(
     ours: tuple[str, str, Any], baseline: tuple[str, str, Any], clients: int, seconds: float
 ) -> tuple[tuple[float, float], tuple[float, float]]:
-    """Ours and its baseline in turns, three rounds each (this machine's speed drifts within
+    """Ours and its baseline in turns, five rounds each (this machine's speed drifts within
     seconds): the median rate of each and the p99 of all its latencies."""
     rates: tuple[list[float], list[float]] = ([], [])
     latencies: tuple[list[float], list[float]] = ([], [])
-    for _ in range(3):
+    for _ in range(5):
         for index, (job, url, extra) in enumerate((ours, baseline)):
-            rate, seen = load(job, url, clients, seconds / 3, extra)
+            rate, seen = load(job, url, clients, seconds / 5, extra)
             rates[index].append(rate)
             latencies[index].extend(seen)
     return (
@@ -333,7 +333,7 @@ async def _prepare(base: str) -> tuple[list[tuple[str, str]], str]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/0")
-    parser.add_argument("--seconds", type=float, default=12.0, help="per figure")
+    parser.add_argument("--seconds", type=float, default=15.0, help="per figure")
     parser.add_argument("--clients", type=int, default=32)
     args = parser.parse_args()
     prefix = f"bench-{uuid.uuid4().hex[:8]}"
