@@ -18,7 +18,7 @@ from litestar.types import ExceptionHandlersMap
 
 from domain.errors import IllegalCommand, InvalidOptions
 from server.models import ErrorBody
-from server.request_ids import next_request_id
+from server.request_ids import request_id_of
 from server.service import NotFound, Unauthorized
 from store.errors import CommandIdReused, StoreUnavailable, VersionConflict
 from store.games import CommandRefused, GameNotFound, NotSeated, WrongInvite
@@ -102,8 +102,7 @@ _HTTP_CODES = {
 
 
 def handle(request: Request[Any, Any, Any], error: Exception) -> Response[Any]:
-    # Errors of routing (404, 405) come before the request-id middleware: give them one here.
-    request_id = request.scope.get("state", {}).get("request_id") or next_request_id()
+    request_id = request_id_of(request)  # routing errors (404, 405) come before any hook
     body = _body(error)
     if body is None:
         log.exception("unexpected error", request_id=request_id, path=request.url.path)

@@ -42,3 +42,24 @@ def test_an_unreachable_store_is_503_unavailable_quickly() -> None:
             assert answer.status_code == 503, answer.text
             assert answer.json()["error"] == "unavailable"
         assert time.monotonic() - started < 10
+
+
+def test_every_answer_carries_a_request_id_and_a_sane_one_sent_comes_back() -> None:
+    """A success, a refusal by a handler and a routing error each carry `X-Request-ID`: a new
+    one per request, or the client's own when it is at most 64 letters and digits."""
+    with TestClient(build_app(), timeout=30) as client:
+        created = client.post("/api/players", json={"name": "Mary"})
+        answers = [
+            created,
+            client.get("/api/lobby"),
+            client.get("/api/games/g404"),
+            client.get("/no/such/path"),
+            client.delete("/api/lobby"),
+        ]
+        ids = [answer.headers.get("x-request-id") for answer in answers]
+        assert all(ids) and len(set(ids)) == len(ids), ids
+        for path in ("/api/lobby", "/api/games/g404", "/no/such/path"):
+            mine = client.get(path, headers={"X-Request-ID": "abc123"})
+            assert mine.headers["x-request-id"] == "abc123", path
+            odd = client.get(path, headers={"X-Request-ID": "a b;c"})
+            assert odd.headers["x-request-id"] not in ("a b;c", ""), path
