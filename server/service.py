@@ -34,6 +34,10 @@ Clock = Callable[[], datetime]
 T = TypeVar("T")
 
 
+LISTING_GRACE_SECONDS = 600.0
+"""How long a listing may wait for the game or the seat it was made for (see `_lost`)."""
+
+
 class Unauthorized(StoreError):
     """No bearer token, or one that belongs to nobody."""
 
@@ -266,10 +270,12 @@ class Service:
     async def my_games(self, player: str) -> list[models.MyGame]:
         now = self.clock()
         mine = []
-        for game_id in await self.run(acc.games_of_op(self.accounts, player)):
+        for game_id, listed in await self.run(acc.games_of_op(self.accounts, player)):
             state = await self._listed(game_id)
-            if state is None or player not in state.players:
-                continue  # listed before an append that did not land
+            if state is None or player not in state.players:  # its append did not land
+                if self._lost(listed, now):
+                    await self.run(acc.unlist_game_op(self.accounts, player, game_id))
+                continue
             seat = _seat(state, player)
             pending = state.pending
             since = await self.run(gm.last_change_op(self.games, game_id))
@@ -294,6 +300,12 @@ class Service:
         mine.sort(key=lambda g: (not g.your_decision, -(g.waited_seconds or 0.0)))
         return mine
 
+    @staticmethod
+    def _lost(listed: float, now: datetime) -> bool:
+        """Whether the append a listing was made for can no longer land: long after it, it
+        has failed for good, and the listing goes (before then it may still be on its way)."""
+        return now.timestamp() - listed > LISTING_GRACE_SECONDS
+
     async def _listed(self, game_id: str) -> State | None:
         """A listed game's state; None for a game listed before a creation that failed."""
         try:
@@ -303,12 +315,16 @@ class Service:
 
     async def lobby(self, limit: int = 100) -> list[models.LobbyGame]:
         games = []
-        for game_id in await self.run(acc.lobby_op(self.accounts, limit)):
+        now = self.clock()
+        for game_id, listed in await self.run(acc.lobby_op(self.accounts, limit)):
             state = await self._listed(game_id)
-            if state is not None and state.phase != "waiting":
+            if state is None:  # its creation did not land
+                if self._lost(listed, now):
+                    await self.run(acc.close_game_op(self.accounts, game_id))
+            elif state.phase != "waiting":
                 # Its last join was answered but the lobby was not told: tell it now.
                 await self.run(acc.close_game_op(self.accounts, game_id))
-            elif state is not None:
+            else:
                 games.append(
                     models.LobbyGame(
                         game_id,

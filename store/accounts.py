@@ -77,9 +77,14 @@ def list_game(accounts: Accounts, player_id: str, game_id: str, score: float) ->
     return ops.Call("zadd", (accounts.games(player_id), {game_id: score}, True))
 
 
-def games_of_op(accounts: Accounts, player_id: str) -> ops.Op[list[str]]:
-    found = yield ops.Call("zrange", (accounts.games(player_id), 0, -1))
-    return [bytes(game).decode() for game in found]
+def games_of_op(accounts: Accounts, player_id: str) -> ops.Op[list[tuple[str, float]]]:
+    """The player's games and when each was listed (seconds since the epoch)."""
+    found = yield ops.Call("zrange", (accounts.games(player_id), 0, -1, False, True))
+    return [(bytes(game).decode(), float(score)) for game, score in found]
+
+
+def unlist_game_op(accounts: Accounts, player_id: str, game_id: str) -> ops.Op[None]:
+    yield ops.Call("zrem", (accounts.games(player_id), game_id))
 
 
 def open_game(accounts: Accounts, game_id: str, score: float) -> ops.Call:
@@ -93,7 +98,7 @@ def close_game_op(accounts: Accounts, game_id: str) -> ops.Op[None]:
     yield ops.Call("zrem", (accounts.lobby(), game_id))
 
 
-def lobby_op(accounts: Accounts, limit: int) -> ops.Op[list[str]]:
-    """The games waiting for players, oldest first."""
-    found = yield ops.Call("zrange", (accounts.lobby(), 0, limit - 1))
-    return [bytes(game).decode() for game in found]
+def lobby_op(accounts: Accounts, limit: int) -> ops.Op[list[tuple[str, float]]]:
+    """The games waiting for players, oldest first, and when each was listed."""
+    found = yield ops.Call("zrange", (accounts.lobby(), 0, limit - 1, False, True))
+    return [(bytes(game).decode(), float(score)) for game, score in found]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Coroutine
+from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
 import fakeredis
@@ -19,7 +20,7 @@ import redis.exceptions
 from domain.errors import IllegalCommand
 from server import models
 from server.carddata import load_game_data
-from server.service import Service
+from server.service import LISTING_GRACE_SECONDS, Service
 from store.accounts import Accounts
 from store.client import AsyncEventStore
 from store.errors import StoreUnavailable
@@ -55,9 +56,18 @@ class _Faulty:
         return call
 
 
-def _service(client: _Faulty) -> Service:
+class _Clock:
+    def __init__(self) -> None:
+        self.now = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+def _service(client: _Faulty, clock: Callable[[], datetime] | None = None) -> Service:
     store = AsyncEventStore(client, prefix="listings")
-    return Service(store, Games(store.context, load_game_data()), Accounts("listings"))
+    games = Games(store.context, load_game_data())
+    return Service(store, games, Accounts("listings"), clock=clock or (lambda: datetime.now(UTC)))
 
 
 def _run(test: Callable[[_Faulty, Service], Coroutine[Any, Any, T]]) -> T:
@@ -144,5 +154,25 @@ def test_a_join_refused_for_a_full_table_or_a_wrong_invite_lists_nothing() -> No
             await service.join(created.game_id, cleo, models.JoinGame(created.invite_code))
         assert refused.value.code == "game_not_open"
         assert await client.client.zcard("listings:player:" + cleo + ":games") == 0
+
+    _run(scenario)
+
+
+def test_a_listing_whose_append_never_landed_is_dropped_once_it_cannot_land_any_more() -> None:
+    """Until then it is only hidden: the append it was made for may still be on its way."""
+
+    async def scenario(client: _Faulty, _service_now: Service) -> None:
+        clock = _Clock()
+        service = _service(client, clock)
+        (anna,) = await _players(service, 1)
+        client.fail_next = "evalsha"
+        with pytest.raises(StoreUnavailable):
+            await service.create_game(anna, models.NewGame(seats=2))
+        lobby, mine = "listings:lobby", f"listings:player:{anna}:games"
+        assert await service.lobby() == [] and await service.my_games(anna) == []
+        assert await client.client.zcard(lobby) == 1 and await client.client.zcard(mine) == 1
+        clock.now += timedelta(seconds=LISTING_GRACE_SECONDS + 1)
+        assert await service.lobby() == [] and await service.my_games(anna) == []
+        assert await client.client.zcard(lobby) == 0 and await client.client.zcard(mine) == 0
 
     _run(scenario)
