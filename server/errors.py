@@ -108,7 +108,13 @@ def handle(request: Request[Any, Any, Any], error: Exception) -> Response[Any]:
         log.exception("unexpected error", request_id=request_id, path=request.url.path)
         body = ErrorBody(500, "internal", "an unexpected error; quote the request id")
     else:
-        log.info("refused", status=body.status, error=body.error, path=request.url.path)
+        log.info(
+            "refused",
+            request_id=request_id,  # routing errors come before the hook that binds it
+            status=body.status,
+            error=body.error,
+            path=request.url.path,
+        )
     answer = msgspec.structs.replace(body, request_id=request_id)
     headers = dict(error.headers or {}) if isinstance(error, HTTPException) else {}
     headers["X-Request-ID"] = request_id

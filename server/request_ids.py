@@ -34,7 +34,8 @@ def request_id_of(request: Request[Any, Any, Any]) -> str:
     request_id: str | None = state.get("request_id")
     if request_id is None:
         given = request.headers.get("x-request-id", "")
-        request_id = given if given.isalnum() and len(given) <= 64 else next_request_id()
+        sane = given.isascii() and given.isalnum() and len(given) <= 64
+        request_id = given if sane else next_request_id()
         state["request_id"] = request_id
     return request_id
 

@@ -273,8 +273,8 @@ class Service:
         for game_id, listed in await self.run(acc.games_of_op(self.accounts, player)):
             state = await self._listed(game_id)
             if state is None or player not in state.players:  # its append did not land
-                if self._lost(listed, now):
-                    await self.run(acc.unlist_game_op(self.accounts, player, game_id))
+                if listed < (cutoff := _listing_cutoff(now)):
+                    await self.run(acc.unlist_game_op(self.accounts, player, game_id, cutoff))
                 continue
             seat = _seat(state, player)
             pending = state.pending
@@ -300,12 +300,6 @@ class Service:
         mine.sort(key=lambda g: (not g.your_decision, -(g.waited_seconds or 0.0)))
         return mine
 
-    @staticmethod
-    def _lost(listed: float, now: datetime) -> bool:
-        """Whether the append a listing was made for can no longer land: long after it, it
-        has failed for good, and the listing goes (before then it may still be on its way)."""
-        return now.timestamp() - listed > LISTING_GRACE_SECONDS
-
     async def _listed(self, game_id: str) -> State | None:
         """A listed game's state; None for a game listed before a creation that failed."""
         try:
@@ -319,8 +313,8 @@ class Service:
         for game_id, listed in await self.run(acc.lobby_op(self.accounts, limit)):
             state = await self._listed(game_id)
             if state is None:  # its creation did not land
-                if self._lost(listed, now):
-                    await self.run(acc.close_game_op(self.accounts, game_id))
+                if listed < (cutoff := _listing_cutoff(now)):
+                    await self.run(acc.drop_open_game_op(self.accounts, game_id, cutoff))
             elif state.phase != "waiting":
                 # Its last join was answered but the lobby was not told: tell it now.
                 await self.run(acc.close_game_op(self.accounts, game_id))
@@ -336,6 +330,12 @@ class Service:
                     )
                 )
         return games
+
+
+def _listing_cutoff(now: datetime) -> float:
+    """Listings made before this moment whose append has not landed never will: they go.
+    (Before it, the append may still be on its way.)"""
+    return now.timestamp() - LISTING_GRACE_SECONDS
 
 
 def _batch(batch: Batch) -> LoggedBatch:

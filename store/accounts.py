@@ -72,9 +72,10 @@ def players_op(accounts: Accounts, player_ids: Sequence[str]) -> ops.Op[dict[str
 
 
 def list_game(accounts: Accounts, player_id: str, game_id: str, score: float) -> ops.Call:
-    """List a game among the player's, scored by when they joined it. NX: a repeated join
-    keeps the first time. Made before the append that seats the player (see `store.games`)."""
-    return ops.Call("zadd", (accounts.games(player_id), {game_id: score}, True))
+    """List a game among the player's, scored by when it was last listed: made before the
+    append that seats the player (see `store.games`), and again by each retried join, so
+    that a listing is always younger than the append it waits for."""
+    return ops.Call("zadd", (accounts.games(player_id), {game_id: score}))
 
 
 def games_of_op(accounts: Accounts, player_id: str) -> ops.Op[list[tuple[str, float]]]:
@@ -83,19 +84,33 @@ def games_of_op(accounts: Accounts, player_id: str) -> ops.Op[list[tuple[str, fl
     return [(bytes(game).decode(), float(score)) for game, score in found]
 
 
-def unlist_game_op(accounts: Accounts, player_id: str, game_id: str) -> ops.Op[None]:
-    yield ops.Call("zrem", (accounts.games(player_id), game_id))
+def unlist_game_op(
+    accounts: Accounts, player_id: str, game_id: str, listed_before: float
+) -> ops.Op[None]:
+    """Take a game off the player's list if it was listed before `listed_before` and not
+    since: a listing whose append never landed."""
+    yield from _unlist(accounts.games(player_id), game_id, listed_before)
+
+
+def _unlist(key: str, member: str, listed_before: float) -> ops.Op[None]:
+    yield from ops.evaluate("unlist", 1, (key, member, repr(listed_before)))
 
 
 def open_game(accounts: Accounts, game_id: str, score: float) -> ops.Call:
     """List a game in the lobby while it waits for players. Made before the append that
     creates the game (see `store.games`)."""
-    return ops.Call("zadd", (accounts.lobby(), {game_id: score}, True))
+    return ops.Call("zadd", (accounts.lobby(), {game_id: score}))
 
 
 def close_game_op(accounts: Accounts, game_id: str) -> ops.Op[None]:
     """Take a game out of the lobby: once its table is full, it never waits again."""
     yield ops.Call("zrem", (accounts.lobby(), game_id))
+
+
+def drop_open_game_op(accounts: Accounts, game_id: str, listed_before: float) -> ops.Op[None]:
+    """Take a game out of the lobby if it was listed before `listed_before`: a listing whose
+    creation never landed."""
+    yield from _unlist(accounts.lobby(), game_id, listed_before)
 
 
 def lobby_op(accounts: Accounts, limit: int) -> ops.Op[list[tuple[str, float]]]:

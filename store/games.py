@@ -264,8 +264,7 @@ def create_op(
     )
     # The invite digest first: should the append fail, a meta key with no game is harmless.
     yield ops.Call("hset", (games.meta_key(game_id), "invite", invite_digest(invite_code)))
-    for listing in listings:  # noqa: UP028 (a list's iterator cannot be sent the replies)
-        yield listing
+    yield from _each(listings)
     meta = Meta("create", player, now)
     return (
         yield from _append_op(
@@ -279,6 +278,12 @@ def create_op(
             request="create",
         )
     )
+
+
+def _each(calls: Sequence[ops.Call]) -> ops.Op[None]:
+    """Make each call in turn (a plain `yield from` a list could not be sent the replies)."""
+    for call in calls:  # noqa: UP028 (see above)
+        yield call
 
 
 def join_op(
@@ -309,10 +314,10 @@ def join_op(
             games.context, game_id, "create" if first else command_id
         )
         if known is not None:
+            yield from _each(listings)  # so that a retry restores a listing lost since
             return (yield from _first_result_op(games, game_id, known[0]))
     events = join_game(state, player, entropy)  # refuses a full table before any listing
-    for listing in listings:  # noqa: UP028 (a list's iterator cannot be sent the replies)
-        yield listing
+    yield from _each(listings)
     for _attempt in range(games.conflict_retries + 1):
         try:
             return (

@@ -9,7 +9,7 @@ fakeredis behind a client that fails chosen commands, as a dying Redis or proces
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
@@ -31,13 +31,16 @@ T = TypeVar("T")
 
 class _Faulty:
     """An asyncio fakeredis that fails the next call of the command `fail_next` before it
-    runs, or every call after one of `die_after` ran (a process that died just then)."""
+    runs, or every call after one of `die_after` ran (a process that died just then), and can
+    run something else right before a command."""
 
     def __init__(self) -> None:
         self.client = fakeredis.FakeAsyncRedis()
         self.fail_next: str | None = None
         self.die_after: str | None = None
         self.dead = False
+        self.before: dict[str, Callable[[], Awaitable[object]]] = {}
+        """Run once right before the next call of a command: what another request does then."""
 
     def get_encoder(self) -> Any:
         return self.client.get_encoder()  # type: ignore[no-untyped-call]
@@ -46,6 +49,8 @@ class _Faulty:
         method = getattr(self.client, name)
 
         async def call(*args: Any, **kwargs: Any) -> Any:
+            if name in self.before:
+                await self.before.pop(name)()
             if self.dead or self.fail_next == name:
                 self.fail_next = None
                 raise redis.exceptions.ConnectionError("Connection reset by peer")
@@ -174,5 +179,41 @@ def test_a_listing_whose_append_never_landed_is_dropped_once_it_cannot_land_any_
         clock.now += timedelta(seconds=LISTING_GRACE_SECONDS + 1)
         assert await service.lobby() == [] and await service.my_games(anna) == []
         assert await client.client.zcard(lobby) == 0 and await client.client.zcard(mine) == 0
+
+    _run(scenario)
+
+
+def test_a_join_retried_long_after_a_failed_one_keeps_its_listing_while_it_lands() -> None:
+    """The retry lists the game anew before its append, so a reader dropping old listings
+    in the meantime leaves it be."""
+
+    async def scenario(client: _Faulty, _service_now: Service) -> None:
+        clock = _Clock()
+        service = _service(client, clock)
+        anna, bert = await _players(service, 2)
+        created = await service.create_game(anna, models.NewGame(seats=2))
+        join = models.JoinGame(invite_code=created.invite_code)
+        client.fail_next = "evalsha"
+        with pytest.raises(StoreUnavailable):
+            await service.join(created.game_id, bert, join)
+        clock.now += timedelta(seconds=LISTING_GRACE_SECONDS + 1)
+        client.before["evalsha"] = lambda: service.my_games(bert)  # while the join is on its way
+        await service.join(created.game_id, bert, join)
+        assert "evalsha" not in client.before, "the reader ran"
+        assert [g.game_id for g in await service.my_games(bert)] == [created.game_id]
+
+    _run(scenario)
+
+
+def test_joining_again_restores_a_lost_listing() -> None:
+    async def scenario(client: _Faulty, service: Service) -> None:
+        anna, bert = await _players(service, 2)
+        created = await service.create_game(anna, models.NewGame(seats=2))
+        join = models.JoinGame(invite_code=created.invite_code)
+        first = await service.join(created.game_id, bert, join)
+        await client.client.delete(f"listings:player:{bert}:games")
+        assert await service.my_games(bert) == []
+        assert await service.join(created.game_id, bert, join) == first
+        assert [g.game_id for g in await service.my_games(bert)] == [created.game_id]
 
     _run(scenario)
