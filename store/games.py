@@ -149,13 +149,15 @@ def current_op(games: Games, game_id: str, expected: int | None = None) -> ops.O
 
     With `expected`, a cached state at exactly that version is taken as it is, without a read:
     the caller is about to append at that version, and the append itself refuses a stale one.
+    So is a cached state of a game that is over: its last append (final scores and the seed)
+    was its last, as nothing is decided after the end (R19).
     """
     try:
         check_game_id(game_id)
     except ValueError:
         raise GameNotFound(game_id) from None  # no game can have such an id
     state = games.cache.get(game_id)
-    if state is not None and state.version == expected:
+    if state is not None and (state.version == expected or state.phase == "over"):
         return state
     if state is None:
         loaded = yield from load_op(games.context, game_id)
