@@ -84,6 +84,13 @@ async def _players(service: Service, count: int) -> list[str]:
     return [(await service.create_player(f"p{n}")).player_id for n in range(count)]
 
 
+async def _two_seat_game(service: Service) -> tuple[str, models.GameCreated, models.JoinGame]:
+    """A new two-seat game of Anna's, Bert, and his request to join it."""
+    anna, bert = await _players(service, 2)
+    created = await service.create_game(anna, models.NewGame(seats=2))
+    return bert, created, models.JoinGame(invite_code=created.invite_code)
+
+
 def test_a_game_whose_creation_failed_after_it_was_listed_is_in_no_list() -> None:
     async def scenario(client: _Faulty, service: Service) -> None:
         (anna,) = await _players(service, 1)
@@ -117,9 +124,7 @@ def test_a_crash_just_after_a_creation_or_a_join_landed_loses_no_listing() -> No
 
 def test_a_join_that_failed_after_it_was_listed_shows_nothing_and_can_be_retried() -> None:
     async def scenario(client: _Faulty, service: Service) -> None:
-        anna, bert = await _players(service, 2)
-        created = await service.create_game(anna, models.NewGame(seats=2))
-        join = models.JoinGame(invite_code=created.invite_code)
+        bert, created, join = await _two_seat_game(service)
         client.fail_next = "evalsha"  # the append of the join
         with pytest.raises(StoreUnavailable):
             await service.join(created.game_id, bert, join)
@@ -190,9 +195,7 @@ def test_a_join_retried_long_after_a_failed_one_keeps_its_listing_while_it_lands
     async def scenario(client: _Faulty, _service_now: Service) -> None:
         clock = _Clock()
         service = _service(client, clock)
-        anna, bert = await _players(service, 2)
-        created = await service.create_game(anna, models.NewGame(seats=2))
-        join = models.JoinGame(invite_code=created.invite_code)
+        bert, created, join = await _two_seat_game(service)
         client.fail_next = "evalsha"
         with pytest.raises(StoreUnavailable):
             await service.join(created.game_id, bert, join)
@@ -207,9 +210,7 @@ def test_a_join_retried_long_after_a_failed_one_keeps_its_listing_while_it_lands
 
 def test_joining_again_restores_a_lost_listing() -> None:
     async def scenario(client: _Faulty, service: Service) -> None:
-        anna, bert = await _players(service, 2)
-        created = await service.create_game(anna, models.NewGame(seats=2))
-        join = models.JoinGame(invite_code=created.invite_code)
+        bert, created, join = await _two_seat_game(service)
         first = await service.join(created.game_id, bert, join)
         await client.client.delete(f"listings:player:{bert}:games")
         assert await service.my_games(bert) == []
