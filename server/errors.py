@@ -102,7 +102,9 @@ _HTTP_CODES = {
 
 
 def handle(request: Request[Any, Any, Any], error: Exception) -> Response[Any]:
-    request_id = request_id_of(request)  # routing errors (404, 405) come before any hook
+    # Routing errors (404, 405) come before the hook that gives a request its id and binds it
+    # to the log context: the id is taken here, and named in the log lines below.
+    request_id = request_id_of(request)
     body = _body(error)
     if body is None:
         log.exception("unexpected error", request_id=request_id, path=request.url.path)
@@ -110,7 +112,7 @@ def handle(request: Request[Any, Any, Any], error: Exception) -> Response[Any]:
     else:
         log.info(
             "refused",
-            request_id=request_id,  # routing errors come before the hook that binds it
+            request_id=request_id,
             status=body.status,
             error=body.error,
             path=request.url.path,

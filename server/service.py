@@ -35,7 +35,7 @@ T = TypeVar("T")
 
 
 LISTING_GRACE_SECONDS = 600.0
-"""How long a listing may wait for the game or the seat it was made for (see `_lost`)."""
+"""How long a listing may wait for the game or the seat it was made for (`_listing_cutoff`)."""
 
 
 class Unauthorized(StoreError):

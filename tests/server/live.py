@@ -8,20 +8,18 @@ through /healthz, and is stopped by whoever started it. Keys are deleted prefix 
 from __future__ import annotations
 
 import os
-import signal
-import socket
 import subprocess
 import sys
 import time
 import uuid
 from pathlib import Path
-from types import TracebackType
 
 import httpx
 import redis
 from litestar import Litestar
 
 from server.app import Settings, create_app
+from tests.processes import Started, free_port, stop_process
 
 REDIS_URL = os.environ.get("PATRICIAN_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 
@@ -61,13 +59,6 @@ def delete_prefix(prefix: str, url: str = REDIS_URL) -> int:
         client.close()
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 def _patrician() -> list[str]:
     script = Path(sys.executable).parent / "patrician"
     if script.exists():
@@ -75,7 +66,7 @@ def _patrician() -> list[str]:
     return [sys.executable, "-c", "from server.cli import main; main()"]
 
 
-class LiveServer:
+class LiveServer(Started):
     """One `patrician serve` process against a Redis, under a key prefix."""
 
     def __init__(self, prefix: str, log_dir: Path, redis_url: str = REDIS_URL) -> None:
@@ -123,29 +114,10 @@ class LiveServer:
 
     def stop(self) -> None:
         process, self.process = self.process, None
-        if process is None or process.poll() is not None:
-            return
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+        stop_process(process)
 
     def log(self) -> str:
         try:
             return self.log_path.read_text(errors="replace")[-5000:]
         except OSError:
             return ""
-
-    def __enter__(self) -> LiveServer:
-        self.start()
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        trace: TracebackType | None,
-    ) -> None:
-        self.stop()

@@ -9,7 +9,8 @@ import warnings
 from litestar.testing import TestClient
 
 from server.app import MAX_BODY, Settings, create_app
-from tests.server.live import build_app, free_port
+from tests.processes import free_port
+from tests.server.live import build_app
 
 
 def test_the_body_limit_is_64_kib() -> None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import shutil
 import signal
-import socket
 import subprocess
 import time
 from pathlib import Path
@@ -16,29 +15,13 @@ from types import TracebackType
 
 import redis
 
+from tests.processes import Started, free_port, stop_process
+
 REDIS_SERVER = shutil.which("redis-server")
 REDIS_CLI = shutil.which("redis-cli")
 
 
-def free_port(*, bus: bool = False) -> int:
-    """A free loopback port; with `bus`, one whose cluster bus port (+10000) is free too."""
-    for _ in range(100):
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            port: int = probe.getsockname()[1]
-        if not bus:
-            return port
-        if port + 10000 <= 65535:
-            with socket.socket() as probe:
-                try:
-                    probe.bind(("127.0.0.1", port + 10000))
-                except OSError:
-                    continue
-            return port
-    raise RuntimeError("no free loopback port")
-
-
-class RedisServer:
+class RedisServer(Started):
     """One redis-server on 127.0.0.1 in `directory`, restartable on the same port and data."""
 
     def __init__(self, directory: Path, *args: str, port: int | None = None) -> None:
@@ -89,26 +72,8 @@ class RedisServer:
         self.process = None
 
     def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=10)
+        stop_process(self.process)
         self.process = None
-
-    def __enter__(self) -> RedisServer:
-        self.start()
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.stop()
 
 
 def _cluster_ok(info: object) -> bool:

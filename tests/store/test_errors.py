@@ -11,7 +11,7 @@ from redis.backoff import NoBackoff
 from redis.retry import Retry
 
 from store import EventStore, StoreError, StoreUnavailable
-from tests.store.servers import free_port
+from tests.processes import free_port
 
 
 def test_an_unreachable_redis_is_unavailable_not_a_conflict() -> None:
