@@ -12,7 +12,10 @@ import msgspec
 from domain.events import Edition, GameCreated, Module
 from domain.gamedata import Delegates, GameData
 
-RULES_VERSION = 1
+RULES_VERSION = 2
+"""The version of the rules and of the log they write, kept in every game (`game_created`).
+2: secret events carry salts, players their names, and a table may be left or cancelled
+before it starts. A game is always re-decided by the version it was created with."""
 
 EDITIONS: tuple[Edition, ...] = ("towers", "classic")
 MODULES: tuple[Module, ...] = ("trade_routes", "delegates")

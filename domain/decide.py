@@ -65,6 +65,8 @@ def play(state: State, seat: int, command: Command) -> tuple[list[Event], State]
     if pending is None:
         if state.phase == "over":
             raise IllegalCommand("game_over", "R19", "the game is over")
+        if state.phase == "cancelled":
+            raise IllegalCommand("game_cancelled", "R7", "the game was cancelled before it began")
         raise IllegalCommand("game_not_started", "R7", "the game has not started")
     if pending.seat != seat:
         raise IllegalCommand(

@@ -10,6 +10,7 @@ In events a "seat" may be the Architetto, whose number is the seat count (R22).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal, final
 
 import msgspec
@@ -54,10 +55,28 @@ class SeedSealed(_Event, tag="seed_sealed", frozen=True):
 
 @final
 class SeatJoined(_Event, tag="seat_joined", frozen=True):
-    """A player took a place at the table, adding entropy to the shuffle (R40)."""
+    """A player took a place at the table, adding entropy to the shuffle (R40); `name` is the
+    name they play under, as it stood when they joined."""
 
     player: str
     entropy: str
+    name: str = ""
+
+
+@final
+class SeatLeft(_Event, tag="seat_left", frozen=True):
+    """A player gave up their place before the table was full; their entropy goes with them
+    and the places after theirs move up one in join order."""
+
+    player: str
+
+
+@final
+class GameCancelled(_Event, tag="game_cancelled", frozen=True):
+    """The creator called the game off before it started; the seed is revealed next, as at
+    the end of a game (nothing was dealt, so nothing is secret)."""
+
+    player: str
 
 
 @final
@@ -69,24 +88,31 @@ class GameStarted(_Event, tag="game_started", frozen=True):
 
 @final
 class HandDealt(_Event, tag="hand_dealt", frozen=True):
-    """R6: a seat's three star cards; private to that seat."""
+    """R6: a seat's three star cards; private to that seat. `salt` (docs/shuffle.md) keeps
+    the event's public chain hash from telling which cards it holds."""
 
     seat: int
     cards: tuple[str, ...]
+    salt: str = ""
 
 
 @final
 class DrawPileStacked(_Event, tag="draw_pile_stacked", frozen=True):
-    """R6: the draw pile, top first (R50); for the server only."""
+    """R6: the whole shuffled pile, top first (R50), before any card left it: the face-up
+    cards, then the Architetto's hidden cards, then the pile of play. For the server only;
+    salted like `HandDealt`."""
 
     cards: tuple[str, ...]
+    salt: str = ""
 
 
 @final
 class ArchitettoCardsSetAside(_Event, tag="architetto_cards_set_aside", frozen=True):
-    """R6, R20: the Architetto's three hidden cards, in the order set aside; server only."""
+    """R6, R20: the Architetto's three hidden cards, in the order set aside; server only,
+    salted like `HandDealt`."""
 
     cards: tuple[str, ...]
+    salt: str = ""
 
 
 @final
@@ -245,7 +271,16 @@ Event = (
     | FaceUpDealt
     | GameEnded
     | SeedRevealed
+    | SeatLeft
+    | GameCancelled
 )
+
+
+def log_finished(events: Sequence[Event]) -> bool:
+    """Whether `events` is the whole log of a game that is finished for good: it ends with
+    the result (or the cancellation) and the revealed seed, so everything in it is public."""
+    return any(type(event) is GameEnded or type(event) is GameCancelled for event in events[-2:])
+
 
 event_decoder = msgspec.json.Decoder(Event)
 events_decoder = msgspec.json.Decoder(list[Event])

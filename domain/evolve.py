@@ -30,11 +30,13 @@ from domain.events import (
     FaceUpDealt,
     FloorMoved,
     FloorPlaced,
+    GameCancelled,
     GameCreated,
     GameEnded,
     GameStarted,
     HandDealt,
     SeatJoined,
+    SeatLeft,
     SeedRevealed,
     SeedSealed,
     StepSkipped,
@@ -164,7 +166,20 @@ def evolve(state: State, event: Event) -> State:
             version=version,
             players=(*state.players, event.player),
             entropies=(*state.entropies, event.entropy),
+            names=(*state.names, event.name),
         )
+    if type(event) is SeatLeft:
+        i = state.players.index(event.player)
+        return replace(
+            state,
+            version=version,
+            players=state.players[:i] + state.players[i + 1 :],
+            entropies=state.entropies[:i] + state.entropies[i + 1 :],
+            names=state.names[:i] + state.names[i + 1 :],
+            left=(*state.left, event.player),
+        )
+    if type(event) is GameCancelled:
+        return replace(state, version=version, phase="cancelled", pending=None)
     if type(event) is GameStarted:
         board = state.board
         return replace(

@@ -18,11 +18,14 @@ from domain.events import (
     Edition,
     Event,
     FaceUpDealt,
+    GameCancelled,
     GameCreated,
     GameStarted,
     HandDealt,
     Module,
     SeatJoined,
+    SeatLeft,
+    SeedRevealed,
     SeedSealed,
     StepStarted,
 )
@@ -82,6 +85,7 @@ def create_game(
     server_seed: bytes,
     player: str,
     entropy: str = "",
+    name: str = "",
 ) -> list[Event]:
     """The first events of a game: its options and seed commitment, and the creator's seat."""
     checked_edition, checked_modules = check_options(edition, seats, modules, game_data)
@@ -99,21 +103,47 @@ def create_game(
             game_data=game_data,
         ),
         SeedSealed(server_seed.hex()),
-        SeatJoined(player, entropy),
+        SeatJoined(player, entropy, name),
     ]
 
 
-def join_game(state: State, player: str, entropy: str = "") -> list[Event]:
-    """A player takes a seat; when it is the last one, the game starts and is dealt (R6, R7)."""
+def _check_waiting(state: State) -> None:
     if state.phase != "waiting":
         raise IllegalCommand("game_not_open", "R7", "the game is not waiting for players")
+
+
+def join_game(state: State, player: str, entropy: str = "", name: str = "") -> list[Event]:
+    """A player takes a seat; when it is the last one, the game starts and is dealt (R6, R7)."""
+    _check_waiting(state)
     if player in state.players:
         raise IllegalCommand("already_seated", "R7", "you already hold a seat in this game")
     _check_entropy(entropy)
-    joined: list[Event] = [SeatJoined(player, entropy)]
+    joined: list[Event] = [SeatJoined(player, entropy, name)]
     if len(state.players) + 1 == state.board.seats:
         joined += deal(fold(joined, state))
     return joined
+
+
+def leave_game(state: State, player: str) -> list[Event]:
+    """A player who joined gives their place up before the table is full (R7). The creator
+    cannot leave the table they set: they cancel the game instead."""
+    _check_waiting(state)
+    if player not in state.players:
+        raise IllegalCommand("not_at_table", "R7", "you hold no place at this table")
+    if player == state.players[0]:
+        raise IllegalCommand(
+            "creator_cannot_leave", "R7", "you created this game: cancel it instead of leaving"
+        )
+    return [SeatLeft(player)]
+
+
+def cancel_game(state: State, player: str) -> list[Event]:
+    """The creator calls the game off before it starts; the seed is published at once, since
+    no card was dealt from it (R40)."""
+    _check_waiting(state)
+    if not state.players or player != state.players[0]:
+        raise IllegalCommand("not_creator", "R7", "only the player who created it may cancel it")
+    return [GameCancelled(player), SeedRevealed(state.server_seed)]
 
 
 def deal(state: State) -> list[Event]:
@@ -128,14 +158,21 @@ def deal(state: State) -> list[Event]:
     deck = tuple(shuffle.shuffled(stars[HAND_SIZE * seats :] + others, seed, "deck"))
     cities = len(board.cities)
     events: list[Event] = [GameStarted(seat_players)]
+    # R42: each secret event carries its own salt, so that its chain hash, which is public,
+    # cannot be matched by trying the cards it might hold (docs/record.md, "Secrets").
     events += [
-        HandDealt(seat, tuple(stars[HAND_SIZE * seat : HAND_SIZE * (seat + 1)]))
+        HandDealt(
+            seat,
+            tuple(stars[HAND_SIZE * seat : HAND_SIZE * (seat + 1)]),
+            shuffle.salt(seed, f"hand/{seat}"),
+        )
         for seat in range(seats)
     ]
-    events.append(DrawPileStacked(deck))
+    events.append(DrawPileStacked(deck, shuffle.salt(seed, "draw_pile")))
     events.append(FaceUpDealt(deck[:cities]))
     if board.architetto:
-        events.append(ArchitettoCardsSetAside(deck[cities : cities + ARCHITETTO_HIDDEN]))
+        hidden = deck[cities : cities + ARCHITETTO_HIDDEN]
+        events.append(ArchitettoCardsSetAside(hidden, shuffle.salt(seed, "architetto_hidden")))
     events.append(StepStarted(0, "play_card"))
     return events
 

@@ -13,6 +13,8 @@ game and must change whenever a single output would change.
 - below(n): words w are drawn until w < 2^64 - (2^64 mod n); the result is w mod n.
 - shuffle(items, label): Fisher-Yates from the last index down: for i = n-1 .. 1,
   j = below(i + 1) on that label's stream, swap items[i] and items[j].
+- salt(label) = hex(block 0 of the stream "salt/" || label): 256 bits in every secret event,
+  so that its chain hash (public) cannot be matched by trying the cards it might hold.
 """
 
 from __future__ import annotations
@@ -43,16 +45,21 @@ def shuffle_seed(server_seed: bytes, entropies: Sequence[str]) -> bytes:
     return digest.digest()
 
 
-def words(seed: bytes, label: str) -> Iterator[int]:
-    """The endless stream of 64-bit words for one purpose (`label`) of one game."""
+def _blocks(seed: bytes, label: str) -> Iterator[bytes]:
+    """The endless stream of 32-byte blocks for one purpose (`label`) of one game."""
     raw_label = label.encode()
     prefix = seed + len(raw_label).to_bytes(4, "big") + raw_label
     block = 0
     while True:
-        digest = hashlib.sha256(prefix + block.to_bytes(8, "big")).digest()
+        yield hashlib.sha256(prefix + block.to_bytes(8, "big")).digest()
+        block += 1
+
+
+def words(seed: bytes, label: str) -> Iterator[int]:
+    """The endless stream of 64-bit words for one purpose (`label`) of one game."""
+    for digest in _blocks(seed, label):
         for k in range(_WORDS_PER_BLOCK):
             yield int.from_bytes(digest[8 * k : 8 * k + 8], "big")
-        block += 1
 
 
 def below(stream: Iterator[int], n: int) -> int:
@@ -62,6 +69,12 @@ def below(stream: Iterator[int], n: int) -> int:
         if word < limit:
             return word % n
     raise AssertionError("the word stream is endless")  # pragma: no cover
+
+
+def salt(seed: bytes, label: str) -> str:
+    """The salt of one secret event (hex, 256 bits): unpredictable without the server seed,
+    re-derivable by anyone once it is published (docs/shuffle.md, "Salts")."""
+    return next(_blocks(seed, "salt/" + label)).hex()
 
 
 def shuffled(items: Sequence[T], seed: bytes, label: str) -> list[T]:

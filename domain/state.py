@@ -1,6 +1,7 @@
 """The state of one game, folded from its events: immutable, encodable, and complete.
 
-It always names the one pending decision (who decides what) or says the game is over.
+It always names the one pending decision (who decides what) or says the game is over (or was
+cancelled before it started).
 The turn in progress is flat in the state (`active` seat, the `card` it played, floors
 `placed`, the city a card was `taken_from`) because folding touches it at almost every event.
 Per-builder tuples hold the seats in turn order, then the Architetto when it plays (R22).
@@ -17,7 +18,7 @@ from domain.board import EMPTY_BOARD, Board, CardInfo
 from domain.commands import Side
 from domain.events import GameEnded, Part, StepStarted
 
-Phase = Literal["new", "waiting", "playing", "over"]
+Phase = Literal["new", "waiting", "playing", "over", "cancelled"]
 
 
 # The one decision the game waits for is the fact that announced it.
@@ -50,6 +51,9 @@ class State(msgspec.Struct, frozen=True, gc=False):
     server_seed: str = ""
     players: tuple[str, ...] = ()
     entropies: tuple[str, ...] = ()
+    names: tuple[str, ...] = ()
+    left: tuple[str, ...] = ()
+    """The players who left the table before it started, once per time they left."""
     seat_players: tuple[int, ...] = ()
     hands: tuple[tuple[str, ...], ...] = ()
     played: tuple[tuple[str, ...], ...] = ()
@@ -69,6 +73,11 @@ class State(msgspec.Struct, frozen=True, gc=False):
     architetto: ArchitettoWork | None = None
     pending: Pending | None = None
     result: GameEnded | None = None
+
+    @property
+    def finished(self) -> bool:
+        """Over or cancelled: nothing will be decided any more, and nothing is secret (R42)."""
+        return self.phase in ("over", "cancelled")
 
     def played_card(self) -> CardInfo:
         """The card the active seat played this turn."""

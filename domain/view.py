@@ -52,6 +52,7 @@ class CityView(msgspec.Struct, frozen=True, gc=False):
 class SeatView(msgspec.Struct, frozen=True, gc=False):
     seat: int
     player: str
+    name: str
     hand_size: int
     top_card: str | None
     played_count: int
@@ -105,6 +106,11 @@ class View(msgspec.Struct, frozen=True, gc=False):
     hands: tuple[tuple[str, ...], ...] | None = None
     draw: tuple[str, ...] | None = None
     hidden: tuple[str, ...] | None = None
+    names: tuple[str, ...] = ()
+    """The names of the `joined` players, in the same order."""
+    invite_code: str | None = None
+    """The code that opens the table, for the players at it while it waits (set by the
+    server, which alone knows who is asking; the domain never fills it)."""
 
 
 def view(state: State, seat: int | None, *, everything: bool = False) -> View:
@@ -114,7 +120,7 @@ def view(state: State, seat: int | None, *, everything: bool = False) -> View:
     that is over, since once it ends everybody sees everything (R42).
     """
     board = state.board
-    over = state.phase == "over" or everything
+    over = state.finished or everything
     tokens = token_values(state) if state.seat_players else []
     mine = seat is not None and 0 <= seat < len(state.hands)
     return View(
@@ -143,6 +149,7 @@ def view(state: State, seat: int | None, *, everything: bool = False) -> View:
         hands=state.hands if everything else None,
         draw=state.draw if everything else None,
         hidden=state.hidden if everything else None,
+        names=state.names,
     )
 
 
@@ -185,6 +192,7 @@ def _players(
             SeatView(
                 s,
                 state.players[joined],
+                state.names[joined],
                 len(state.hands[s]),
                 stack[-1] if stack else None,
                 len(stack),

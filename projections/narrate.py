@@ -19,11 +19,13 @@ from domain.events import (
     FaceUpDealt,
     FloorMoved,
     FloorPlaced,
+    GameCancelled,
     GameCreated,
     GameEnded,
     GameStarted,
     HandDealt,
     SeatJoined,
+    SeatLeft,
     SeedRevealed,
     SeedSealed,
     StepSkipped,
@@ -56,8 +58,12 @@ def narrate(board: Board, event: Event) -> str | None:
         case GameCreated():
             modules = ", ".join(event.modules) or "no modules"
             return f"A {event.seats}-seat {event.edition} game ({modules}) was created."
-        case SeatJoined(player=player):
-            return f"{player} joined."
+        case SeatJoined(player=player, name=name):
+            return f"{name or player} joined."
+        case SeatLeft(player=player):
+            return f"{player} left the table."
+        case GameCancelled():
+            return "The game was cancelled before it began."
         case GameStarted():
             return "The table is full: seats are drawn and the cards dealt."
         case HandDealt(seat=seat, cards=cards):

@@ -10,7 +10,7 @@ like everything else: hidden events are left out and the seed and the deal are a
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 import msgspec
 
@@ -23,13 +23,11 @@ from domain.events import (
     FaceUpDealt,
     GameCreated,
     GameEnded,
-    GameStarted,
     HandDealt,
     Module,
-    SeatJoined,
-    SeedRevealed,
 )
 from domain.gamedata import GameData
+from domain.state import State
 from domain.view import visible
 from store.games import Meta
 
@@ -116,24 +114,20 @@ class LoggedBatch(msgspec.Struct, frozen=True, gc=False):
 
 def build_record(
     game_id: str,
+    state: State,
     log: Sequence[LoggedEvent],
     batches: Sequence[LoggedBatch],
-    names: Mapping[str, str],
     seat: int | None,
 ) -> Record:
-    """The record of the game whose whole log is `log`, as `seat` (None: anyone) may see it."""
+    """The record of the game whose whole log is `log` (folded: `state`), as `seat` (None:
+    anyone) may see it."""
     created = log[0].event
     assert isinstance(created, GameCreated)
-    over = any(isinstance(entry.event, GameEnded) for entry in log[-2:])
-    joined = [entry.event for entry in log if isinstance(entry.event, SeatJoined)]
-    seat_players = next(
-        (entry.event.seat_players for entry in log if isinstance(entry.event, GameStarted)), ()
-    )
+    over = state.finished
+    seat_players = state.seat_players
     seat_of = {join: s for s, join in enumerate(seat_players)}
-    result = next((entry.event for entry in log if isinstance(entry.event, GameEnded)), None)
-    server_seed = next(
-        (entry.event.server_seed for entry in log if isinstance(entry.event, SeedRevealed)), None
-    )
+    result = state.result
+    server_seed = state.server_seed if over else None
     return Record(
         format=FORMAT,
         game_id=game_id,
@@ -144,14 +138,14 @@ def build_record(
         modules=created.modules,
         game_data=created.game_data,
         players=tuple(
-            RecordPlayer(i, event.player, names.get(event.player, ""), seat_of.get(i))
-            for i, event in enumerate(joined)
+            RecordPlayer(i, player, name, seat_of.get(i))
+            for i, (player, name) in enumerate(zip(state.players, state.names, strict=True))
         ),
         fairness=RecordFairness(
             shuffle_algorithm=created.shuffle_algorithm,
             seed_commitment=created.seed_commitment,
-            entropies=tuple(event.entropy for event in joined),
-            server_seed=server_seed if over else None,
+            entropies=state.entropies,
+            server_seed=server_seed,
         ),
         deal=_deal(log, seat_players) if over and seat_players else None,
         commands=tuple(

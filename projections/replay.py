@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import msgspec
 
-from domain.events import Event, GameEnded
+from domain.events import Event, log_finished
 from domain.evolve import evolve, fold
 from domain.state import NEW_GAME
 from domain.view import View, view, visible
@@ -32,7 +32,7 @@ class Replay(msgspec.Struct, frozen=True, gc=False):
 
 def replay(events: Sequence[Event], seat: int | None) -> Replay:
     """Every step of the game whose whole log is `events`, as `seat` may see it."""
-    over = finished(events)
+    over = log_finished(events)
     state = NEW_GAME
     steps = []
     for version, event in enumerate(events, start=1):
@@ -44,9 +44,4 @@ def replay(events: Sequence[Event], seat: int | None) -> Replay:
 
 def view_at(events: Sequence[Event], version: int, seat: int | None) -> View:
     """The view of `seat` after the first `version` events of the game whose log is `events`."""
-    return view(fold(events[:version]), seat, everything=finished(events))
-
-
-def finished(events: Sequence[Event]) -> bool:
-    """Whether `events` is a finished game's log: it ends with the result and the seed."""
-    return any(isinstance(event, GameEnded) for event in events[-2:])
+    return view(fold(events[:version]), seat, everything=log_finished(events))

@@ -17,7 +17,7 @@ from litestar.exceptions import HTTPException, NotAuthorizedException, Validatio
 from litestar.types import ExceptionHandlersMap
 
 from domain.errors import IllegalCommand, InvalidOptions
-from server.models import ErrorBody
+from server.models import BadParameter, ErrorBody
 from server.request_ids import request_id_of
 from server.service import NotFound, Unauthorized
 from store.errors import CommandIdReused, StoreUnavailable, VersionConflict
@@ -26,8 +26,14 @@ from store.games import CommandRefused, GameNotFound, NotSeated, WrongInvite
 log = structlog.get_logger("patrician.errors")
 
 # Refusals by the rules that are about who may act, not about the command.
-_FORBIDDEN_CODES = {"not_your_decision": 403}
-_CONFLICT_CODES = {"game_not_open": 409, "already_seated": 409, "game_not_started": 409}
+_FORBIDDEN_CODES = {"not_your_decision": 403, "not_at_table": 403, "not_creator": 403}
+_CONFLICT_CODES = {
+    "game_not_open": 409,
+    "already_seated": 409,
+    "game_not_started": 409,
+    "creator_cannot_leave": 409,
+    "game_cancelled": 409,
+}
 
 
 def _illegal(error: IllegalCommand, index: int | None) -> ErrorBody:
@@ -71,6 +77,8 @@ def _body(error: Exception) -> ErrorBody | None:
             )
         case StoreUnavailable():
             return ErrorBody(503, "unavailable", "the game store is unreachable; try again")
+        case BadParameter():
+            return ErrorBody(400, "bad_request", error.message, field=error.field)
         case msgspec.DecodeError():  # the strict second reading of a body
             return ErrorBody(400, "bad_request", f"invalid request body: {error}")
         case RecursionError():

@@ -17,7 +17,27 @@ Name = Annotated[str, msgspec.Meta(min_length=1, max_length=40)]
 Entropy = Annotated[str, msgspec.Meta(max_length=256)]
 CommandId = Annotated[str, msgspec.Meta(min_length=1, max_length=128)]
 Commands = Annotated[list[Command], msgspec.Meta(min_length=1, max_length=30)]
-Version = Annotated[int, msgspec.Meta(ge=0)]
+MAX_VERSION = 2**53 - 1
+"""The largest version anyone may name: every JSON client reads it exactly, and it lies well
+within the range of Redis stream ids."""
+Version = Annotated[int, msgspec.Meta(ge=0, le=MAX_VERSION)]
+
+
+class BadParameter(ValueError):
+    """A parameter outside the body (a header, say) that is not what it must be: 400."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
+
+
+def parse_version(text: str, field: str) -> int:
+    """A version as a client writes it: ASCII digits only (no sign, space or other script's
+    digits), at most `MAX_VERSION`. The one parser of versions outside JSON bodies."""
+    if not (text.isascii() and text.isdigit()) or len(text) > 16 or int(text) > MAX_VERSION:
+        raise BadParameter(field, f"a version is a whole number from 0 to {MAX_VERSION}")
+    return int(text)
 
 
 class _Request(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
@@ -34,11 +54,19 @@ class PlayerCreated(msgspec.Struct, frozen=True):
     """The bearer secret: shown once, kept only as a hash."""
 
 
+class PlayerInfo(msgspec.Struct, frozen=True):
+    player_id: str
+    name: str
+
+
 class NewGame(_Request, frozen=True):
     seats: int
     edition: str = "towers"
     modules: list[str] = []
     entropy: Entropy = ""
+    command_id: CommandId | None = None
+    """Names the request: sent again (after a lost answer), it creates no second game but
+    answers the first one. Without it a retry makes another game."""
 
 
 class GameCreated(msgspec.Struct, frozen=True):
@@ -46,6 +74,8 @@ class GameCreated(msgspec.Struct, frozen=True):
     invite_code: str
     seed_commitment: str
     version: int
+    repeated: bool = False
+    """True when this command id had created the game before: this is its answer again."""
 
 
 class JoinGame(_Request, frozen=True):
@@ -77,6 +107,20 @@ class CommandsAccepted(msgspec.Struct, frozen=True):
     first_version: int
     repeated: bool
     """True when this command id had been accepted before: this is its first result again."""
+    events: list[VersionedEvent]
+
+
+class TableChanged(msgspec.Struct, frozen=True):
+    """A place given up, or a game cancelled: the game's version and phase after it."""
+
+    game_id: str
+    version: int
+    phase: str
+
+
+class Revealed(msgspec.Struct, frozen=True):
+    """On a live stream, right after the end: the earlier events the caller could not see."""
+
     events: list[VersionedEvent]
 
 

@@ -28,7 +28,10 @@ from server.service import Service, Unauthorized
 Svc = NamedDependency[Service]
 Player = NamedDependency[str]
 Viewer = NamedDependency[str | None]
-After = Annotated[int, QueryParameter(ge=0, description="Only events after this version")]
+After = Annotated[
+    int,
+    QueryParameter(ge=0, le=models.MAX_VERSION, description="Only events after this version"),
+]
 
 BEARER: list[dict[str, list[str]]] = [{"BearerToken": []}]
 OPTIONAL_BEARER: list[dict[str, list[str]]] = [{}, {"BearerToken": []}]
@@ -111,12 +114,17 @@ class Players(Controller):
     path = "/api/players"
     tags = ("players",)
 
-    @post("/", status_code=201, responses=_errors(400, 413, 415))
+    @post("/", status_code=201, responses=_errors(400, 413, 415, 422))
     async def create_player(
         self, data: JSONBody[models.NewPlayer], service: Svc
     ) -> models.PlayerCreated:
         """Create a player. The token in the answer is shown once: keep it."""
         return await service.create_player(data.name)
+
+    @get("/{player_id:str}", responses=_errors(404))
+    async def get_player(self, player_id: FromPath[str], service: Svc) -> models.PlayerInfo:
+        """A player's public face: id and name."""
+        return await service.player(player_id)
 
 
 class Games(Controller):
@@ -148,6 +156,33 @@ class Games(Controller):
     ) -> models.Joined:
         """Take a seat. When the last seat is taken, seats are drawn and the cards dealt."""
         return await service.join(game_id, player, data)
+
+    @post(
+        "/{game_id:str}/leave",
+        status_code=200,
+        dependencies=_PLAYER,
+        security=BEARER,
+        responses=_errors(401, 403, 404, 409),
+    )
+    async def leave_game(
+        self, game_id: FromPath[str], player: Player, service: Svc
+    ) -> models.TableChanged:
+        """Give up your place at a table that has not started (the creator cancels instead).
+        Sent again after a lost answer, it answers the first time again."""
+        return await service.leave(game_id, player)
+
+    @post(
+        "/{game_id:str}/cancel",
+        status_code=200,
+        dependencies=_PLAYER,
+        security=BEARER,
+        responses=_errors(401, 403, 404, 409),
+    )
+    async def cancel_game(
+        self, game_id: FromPath[str], player: Player, service: Svc
+    ) -> models.TableChanged:
+        """Call off the game you created, before it starts; its seed is published at once."""
+        return await service.cancel(game_id, player)
 
     @get(
         "/{game_id:str}",
@@ -212,20 +247,24 @@ class Games(Controller):
         its type, `data` its JSON), a `keep-alive` comment when nothing happens for a while;
         the stream ends after the game's last event. Reconnecting with `Last-Event-ID` resumes
         after it."""
-        last = request.headers.get("last-event-id", "")
-        start = int(last) if last.isdigit() else after
+        last = request.headers.get("last-event-id")
+        start = after if last is None else models.parse_version(last, "Last-Event-ID")
         await service.state(game_id)  # 404 now, before the stream starts
 
         async def messages() -> AsyncIterator[ServerSentEventMessage]:
             async for item in service.follow(game_id, viewer, start):
                 if item is None:  # nothing happened for a while: keep the connection open
                     yield ServerSentEventMessage(data=None, comment="keep-alive")
-                    continue
-                yield ServerSentEventMessage(
-                    data=msgspec.json.encode(item.event).decode(),
-                    id=item.version,
-                    event=type(item.event).__struct_config__.tag,  # type: ignore[arg-type]
-                )
+                elif isinstance(item, models.Revealed):  # no id: Last-Event-ID stays put
+                    yield ServerSentEventMessage(
+                        data=msgspec.json.encode(item).decode(), event="revealed"
+                    )
+                else:
+                    yield ServerSentEventMessage(
+                        data=msgspec.json.encode(item.event).decode(),
+                        id=item.version,
+                        event=type(item.event).__struct_config__.tag,  # type: ignore[arg-type]
+                    )
 
         return ServerSentEvent(messages())
 

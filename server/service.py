@@ -17,7 +17,8 @@ from typing import TypeVar
 import msgspec
 from cachetools import LRUCache
 
-from domain.events import Event, GameEnded, SeedRevealed, event_decoder
+from domain.events import Event, GameCancelled, GameEnded, SeedRevealed, event_decoder
+from domain.setup import check_options
 from domain.state import State
 from domain.view import View, view, visible
 from projections.record import LoggedBatch, LoggedEvent, Record, build_record
@@ -74,7 +75,8 @@ class Service:
         # Every cached document is a pure function of its key: a token's player never changes,
         # nor does a seat's view of a game at a version.
         self._tokens: LRUCache[str, str] = LRUCache(16 * cache_size)
-        self._views: LRUCache[tuple[str, int, int | None], bytes] = LRUCache(16 * cache_size)
+        self._names: LRUCache[str, str] = LRUCache(16 * cache_size)
+        self._views: LRUCache[tuple[str, int, int | None, bool], bytes] = LRUCache(16 * cache_size)
         self._replays: LRUCache[tuple[str, int, int | None], bytes] = LRUCache(cache_size)
 
     async def run(self, op: ops.Op[T]) -> T:
@@ -90,7 +92,7 @@ class Service:
     # --- accounts ------------------------------------------------------------------------
 
     async def create_player(self, name: str) -> models.PlayerCreated:
-        player = acc.Player(self._id("p"), name, iso(self.clock()))
+        player = acc.Player(self._id("p"), acc.clean_name(name), iso(self.clock()))
         token = base64.urlsafe_b64encode(self.token_bytes(32)).rstrip(b"=").decode()
         await self.run(acc.create_player_op(self.accounts, player, token))
         return models.PlayerCreated(player.player_id, token)
@@ -105,23 +107,44 @@ class Service:
             self._tokens[token] = player
         return player
 
+    async def name_of(self, player_id: str) -> str:
+        """A player's name (names never change, so they are cached); `NotFound` if unknown."""
+        name = self._names.get(player_id)
+        if name is None:
+            found = await self.run(acc.players_op(self.accounts, [player_id]))
+            if player_id not in found:
+                raise NotFound(f"no player has the id {player_id!r}")
+            name = self._names[player_id] = found[player_id].name
+        return name
+
+    async def player(self, player_id: str) -> models.PlayerInfo:
+        return models.PlayerInfo(player_id, await self.name_of(player_id))
+
     # --- games ---------------------------------------------------------------------------
 
     async def create_game(self, player: str, request: models.NewGame) -> models.GameCreated:
+        check_options(request.edition, request.seats, request.modules, self.games.game_data)
         game_id = self._id("g")
-        invite = self.token_bytes(12).hex()
+        if request.command_id is not None:  # a retry creates (or finds) the same game
+            request_digest = gm.digest(b"create", msgspec.json.encode(request))
+            game_id = await self.run(
+                acc.claim_creation_op(
+                    self.accounts, player, request.command_id, game_id, request_digest
+                )
+            )
+        name = await self.name_of(player)
         now = self.clock()
         outcome = await self.run(
             gm.create_op(
                 self.games,
                 game_id,
                 player=player,
+                name=name,
                 edition=request.edition,
                 seats=request.seats,
                 modules=request.modules,
                 entropy=request.entropy,
                 server_seed=self.token_bytes(32),
-                invite_code=invite,
                 now=iso(now),
                 listings=(
                     acc.list_game(self.accounts, player, game_id, now.timestamp()),
@@ -130,16 +153,22 @@ class Service:
             )
         )
         return models.GameCreated(
-            game_id, invite, outcome.state.seed_commitment, outcome.last_version
+            game_id,
+            gm.invite_code_of(outcome.state),
+            outcome.state.seed_commitment,
+            outcome.last_version,
+            outcome.repeated,
         )
 
     async def join(self, game_id: str, player: str, request: models.JoinGame) -> models.Joined:
         now = self.clock()
+        name = await self.name_of(player)
         outcome = await self.run(
             gm.join_op(
                 self.games,
                 game_id,
                 player=player,
+                name=name,
                 invite_code=request.invite_code,
                 entropy=request.entropy,
                 now=iso(now),
@@ -153,6 +182,19 @@ class Service:
             game_id, outcome.last_version, started, gm.seat_of(outcome.state, player)
         )
 
+    async def leave(self, game_id: str, player: str) -> models.TableChanged:
+        outcome = await self.run(gm.leave_op(self.games, game_id, player=player, now=self._now()))
+        await self.run(acc.drop_listing_op(self.accounts, player, game_id))
+        return models.TableChanged(game_id, outcome.last_version, outcome.state.phase)
+
+    async def cancel(self, game_id: str, player: str) -> models.TableChanged:
+        outcome = await self.run(gm.cancel_op(self.games, game_id, player=player, now=self._now()))
+        await self.run(acc.close_game_op(self.accounts, game_id))
+        return models.TableChanged(game_id, outcome.last_version, outcome.state.phase)
+
+    def _now(self) -> str:
+        return iso(self.clock())
+
     async def state(self, game_id: str) -> State:
         return await self.run(gm.current_op(self.games, game_id))
 
@@ -160,11 +202,14 @@ class Service:
         """The caller's view of the game now, encoded (kept per game, version and seat)."""
         state = await self.state(game_id)
         seat = _seat(state, viewer)
-        key = (game_id, state.version, seat)
+        at_table = state.phase == "waiting" and viewer in state.players
+        key = (game_id, state.version, seat, at_table)
         encoded = self._views.get(key)
         if encoded is None:
-            everything = state.phase == "over"
-            encoded = msgspec.json.encode(view(state, seat, everything=everything))
+            shown = view(state, seat, everything=state.finished)
+            if at_table:  # the players at a waiting table may pass its invite code on
+                shown = msgspec.structs.replace(shown, invite_code=gm.invite_code_of(state))
+            encoded = msgspec.json.encode(shown)
             self._views[key] = encoded
         return encoded
 
@@ -183,7 +228,7 @@ class Service:
             )
         )
         seat = gm.seat_of(outcome.state, player)
-        over = outcome.state.phase == "over"
+        over = outcome.state.finished
         return models.CommandsAccepted(
             version=outcome.last_version,
             first_version=outcome.first_version,
@@ -197,7 +242,7 @@ class Service:
 
     async def events(self, game_id: str, viewer: str | None, after: int) -> models.EventList:
         state = await self.state(game_id)
-        seat, over = _seat(state, viewer), state.phase == "over"
+        seat, over = _seat(state, viewer), state.finished
         found = await self.run(gm.events_op(self.games, game_id, after + 1, state.version))
         return models.EventList(
             state.version,
@@ -210,26 +255,46 @@ class Service:
 
     async def follow(
         self, game_id: str, viewer: str | None, after: int, *, idle: float = 15.0
-    ) -> AsyncIterator[models.VersionedEvent | None]:
+    ) -> AsyncIterator[models.VersionedEvent | models.Revealed | None]:
         """The caller's visible events after `after`, as they are appended (server-sent);
-        None after `idle` seconds without one. Ends after the game's last event."""
+        None after `idle` seconds without one. Ends after the game's last event.
+
+        When the game ends, the events the caller could not see before (the deal, the seed)
+        come as one `Revealed` right after the end; so they do on a reconnection to a game
+        that is over, since the caller may have followed it during play."""
         state = await self.state(game_id)
         seat = _seat(state, viewer)
-        over = state.phase == "over"
+        over = state.finished
         if over and after >= state.version:
             return
+        if over and after > 0:
+            yield await self._revealed(game_id, seat, after)
         while True:
             async for stored in self.follow_store.follow(
                 game_id, after, timeout=idle, poll=min(idle, 5.0)
             ):
                 after = stored.version
                 event = event_decoder.decode(stored.data)
-                over = over or isinstance(event, GameEnded)
-                if visible(event, seat, over):
+                ends = isinstance(event, (GameEnded, GameCancelled))
+                if visible(event, seat, over or ends):
                     yield models.VersionedEvent(stored.version, event)
+                if ends and not over:
+                    over = True
+                    yield await self._revealed(game_id, seat, stored.version - 1)
                 if isinstance(event, SeedRevealed):  # a game's last event
                     return
             yield None
+
+    async def _revealed(self, game_id: str, seat: int | None, last: int) -> models.Revealed:
+        """The events up to `last` that `seat` could not see while the game was on."""
+        found = await self.run(gm.events_op(self.games, game_id, 1, last))
+        return models.Revealed(
+            [
+                models.VersionedEvent(version, event)
+                for version, event in enumerate(found, 1)
+                if not visible(event, seat, False)
+            ]
+        )
 
     async def _log(self, game_id: str) -> list[Event]:
         return [event for _v, event, _d, _h in await self.run(gm.log_op(self.games, game_id))]
@@ -258,12 +323,12 @@ class Service:
         state = await self.state(game_id)
         log = await self.run(gm.log_op(self.games, game_id))
         batches = await self.run(gm.batches_op(self.games, game_id))
-        names = await self.run(acc.players_op(self.accounts, list(state.players)))
+        logged = [LoggedEvent(v, e, d, h) for v, e, d, h in log[: state.version]]
         return build_record(
             game_id,
-            [LoggedEvent(v, e, d, h) for v, e, d, h in log],
-            [_batch(b) for b in batches],
-            {pid: player.name for pid, player in names.items()},
+            state,
+            logged,
+            [_batch(b) for b in batches if b.last_version <= state.version],
             _seat(state, viewer),
         )
 

@@ -8,11 +8,22 @@ style of `store.ops`, so the asyncio server and sync tools share them.
 from __future__ import annotations
 
 import hashlib
+import unicodedata
 from collections.abc import Sequence
 
 import msgspec
 
+from domain.errors import InvalidOptions
 from store import ops
+from store.errors import CommandIdReused
+
+MAX_NAME = 40
+"""A player's name is 1-40 characters once trimmed."""
+
+_BIDI_CONTROLS = frozenset(
+    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
+_REFUSED_CATEGORIES = frozenset(("Cc", "Cs", "Co", "Cn", "Zl", "Zp"))
 
 
 class Player(msgspec.Struct, frozen=True):
@@ -23,6 +34,25 @@ class Player(msgspec.Struct, frozen=True):
 
 _player_encoder = msgspec.json.Encoder()
 _player_decoder = msgspec.json.Decoder(Player)
+
+
+def clean_name(name: str) -> str:
+    """The name a player asked for, as others will read it: NFC, spaces trimmed, 1-40
+    characters, and none that would hide or reorder the text around it (control characters,
+    line breaks, bidirectional overrides). Raises `InvalidOptions` naming the field."""
+    cleaned = unicodedata.normalize("NFC", name).strip()
+    if not cleaned:
+        raise InvalidOptions("name", "a name needs at least one character besides spaces")
+    if len(cleaned) > MAX_NAME:
+        raise InvalidOptions("name", f"a name has at most {MAX_NAME} characters")
+    for char in cleaned:
+        if char in _BIDI_CONTROLS or unicodedata.category(char) in _REFUSED_CATEGORIES:
+            raise InvalidOptions(
+                "name",
+                f"a name may not contain U+{ord(char):04X} (control, line break, unassigned "
+                "or text-direction characters)",
+            )
+    return cleaned
 
 
 def token_digest(token: str) -> str:
@@ -41,6 +71,10 @@ class Accounts:
 
     def token(self, digest: str) -> str:
         return f"{self.prefix}:token:{digest}"
+
+    def creations(self, player_id: str) -> str:
+        """The games the player created, by the command id of the request that created each."""
+        return f"{self.prefix}:player:{player_id}:creations"
 
     def games(self, player_id: str) -> str:
         return f"{self.prefix}:player:{player_id}:games"
@@ -71,6 +105,24 @@ def players_op(accounts: Accounts, player_ids: Sequence[str]) -> ops.Op[dict[str
     return players
 
 
+def claim_creation_op(
+    accounts: Accounts, player_id: str, command_id: str, game_id: str, request: str
+) -> ops.Op[str]:
+    """The game a creation request makes: `game_id` for a new command id, the game of the
+    first request for one seen before (a retry); `CommandIdReused` when that first request
+    asked for something else. Claimed before the game is created, so that a retry after a
+    lost answer creates the same game (or finds it made) and never a second one."""
+    key = accounts.creations(player_id)
+    claimed = yield ops.Call("hsetnx", (key, command_id, f"{game_id} {request}"))
+    if claimed:
+        return game_id
+    found = yield ops.Call("hget", (key, command_id))
+    first_game, _, first_request = bytes(found).decode().partition(" ")
+    if first_request != request:
+        raise CommandIdReused(command_id)
+    return first_game
+
+
 def list_game(accounts: Accounts, player_id: str, game_id: str, score: float) -> ops.Call:
     """List a game among the player's, scored by when it was last listed: made before the
     append that seats the player (see `store.games`), and again by each retried join, so
@@ -90,6 +142,11 @@ def unlist_game_op(
     """Take a game off the player's list if it was listed before `listed_before` and not
     since: a listing whose append never landed."""
     yield from _unlist(accounts.games(player_id), game_id, listed_before)
+
+
+def drop_listing_op(accounts: Accounts, player_id: str, game_id: str) -> ops.Op[None]:
+    """Take a game off the player's list for good: they left its table."""
+    yield ops.Call("zrem", (accounts.games(player_id), game_id))
 
 
 def _unlist(key: str, member: str, listed_before: float) -> ops.Op[None]:

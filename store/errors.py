@@ -44,9 +44,10 @@ class DuplicateCommand(StoreError):
 
 
 class CommandIdReused(StoreError):
-    """This command id was appended before with other content; nothing was written now."""
+    """This command id was used before for another request; nothing was written now.
+    `first_result` is the first request's append, where it was one."""
 
-    def __init__(self, command_id: str, first_result: AppendResult) -> None:
+    def __init__(self, command_id: str, first_result: AppendResult | None = None) -> None:
         super().__init__(command_id, first_result)
         self.command_id = command_id
         self.first_result = first_result

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Literal
 
 import msgspec
@@ -27,7 +27,7 @@ from domain.errors import IllegalCommand
 from domain.events import Event, encoder, event_decoder, events_decoder
 from domain.evolve import fold
 from domain.gamedata import GameData
-from domain.setup import create_game, join_game
+from domain.setup import cancel_game, create_game, join_game, leave_game
 from domain.state import NEW_GAME, State
 from store import ops
 from store.errors import CommandIdReused, DuplicateCommand, StoreError, VersionConflict
@@ -62,7 +62,7 @@ class CommandRefused(StoreError):
 class Meta(msgspec.Struct, frozen=True):
     """What the store keeps with every append, in the batch metadata: who asked, when, what."""
 
-    kind: Literal["create", "join", "commands"]
+    kind: Literal["create", "join", "commands", "leave", "cancel"]
     player: str
     time: str
     seat: int | None = None
@@ -120,16 +120,17 @@ class Games:
         self.snapshots = snapshots or SnapshotPolicy()
         self.conflict_retries = conflict_retries
 
-    def meta_key(self, game_id: str) -> str:
-        return self.context.keys.game(game_id).meta
-
 
 def digest(*parts: bytes) -> str:
     return hashlib.sha256(b"\x00".join(parts)).hexdigest()
 
 
-def invite_digest(code: str) -> str:
-    return hashlib.sha256(code.encode()).hexdigest()
+def invite_code_of(state: State) -> str:
+    """The code that opens a waiting game's table: derived from its secret seed (HMAC), so it
+    is kept nowhere and can be shown again to the players at the table. Once the seed is
+    published the table is closed for good, so the code opens nothing any more."""
+    seed = bytes.fromhex(state.server_seed)
+    return hmac.new(seed, b"patrician-invite", hashlib.sha256).hexdigest()[:24]
 
 
 def seat_of(state: State, player: str) -> int | None:
@@ -157,7 +158,7 @@ def current_op(games: Games, game_id: str, expected: int | None = None) -> ops.O
     except ValueError:
         raise GameNotFound(game_id) from None  # no game can have such an id
     state = games.cache.get(game_id)
-    if state is not None and (state.version == expected or state.phase == "over"):
+    if state is not None and (state.version == expected or state.finished):
         return state
     if state is None:
         loaded = yield from load_op(games.context, game_id)
@@ -239,16 +240,17 @@ def create_op(
     game_id: str,
     *,
     player: str,
+    name: str,
     edition: str,
     seats: int,
     modules: Sequence[str],
     entropy: str,
     server_seed: bytes,
-    invite_code: str,
     now: str,
     listings: Sequence[ops.Call] = (),
 ) -> ops.Op[Outcome]:
-    """Create a game with its creator in the first seat; raises `InvalidOptions`.
+    """Create a game with its creator in the first seat; raises `InvalidOptions`. Creating
+    it again (the same id: a retried request) answers the first creation.
 
     `listings` are the writes that list the game (the lobby, the creator's games). They are
     made after every check and before the append: should the append fail or the process die
@@ -263,23 +265,24 @@ def create_op(
         server_seed=server_seed,
         player=player,
         entropy=entropy,
+        name=name,
     )
-    # The invite digest first: should the append fail, a meta key with no game is harmless.
-    yield ops.Call("hset", (games.meta_key(game_id), "invite", invite_digest(invite_code)))
     yield from _each(listings)
-    meta = Meta("create", player, now)
-    return (
-        yield from _append_op(
-            games,
-            game_id,
-            state=NEW_GAME,
-            events=events,
-            after=fold(events),
-            command_id="create",
-            meta=meta,
-            request="create",
+    try:
+        return (
+            yield from _append_op(
+                games,
+                game_id,
+                state=NEW_GAME,
+                events=events,
+                after=fold(events),
+                command_id="create",
+                meta=Meta("create", player, now),
+                request=digest(b"create", player.encode()),
+            )
         )
-    )
+    except DuplicateCommand as done:
+        return (yield from _first_result_op(games, game_id, done.first_result))
 
 
 def _each(calls: Sequence[ops.Call]) -> ops.Op[None]:
@@ -293,6 +296,7 @@ def join_op(
     game_id: str,
     *,
     player: str,
+    name: str,
     invite_code: str,
     entropy: str,
     now: str,
@@ -304,23 +308,50 @@ def join_op(
     the append, as in `create_op`: a listed game where the player holds no seat (the table
     filled in between) is skipped by its readers."""
     state = yield from current_op(games, game_id)
-    stored = yield ops.Call("hget", (games.meta_key(game_id), "invite"))
-    offered = invite_digest(invite_code).encode()
-    if stored is None or not hmac.compare_digest(stored, offered):
+    offered = invite_code.encode("utf-8", "surrogatepass")
+    if state.finished or not hmac.compare_digest(invite_code_of(state).encode(), offered):
         raise WrongInvite(game_id)
-    command_id = f"join:{player}"
-    request = digest(b"join", player.encode())
     if player in state.players:  # a retried join: its first answer again
         first = state.players[0] == player
         known = yield from ops.command_record(
-            games.context, game_id, "create" if first else command_id
+            games.context, game_id, "create" if first else _join_id(state, player)
         )
         if known is not None:
             yield from _each(listings)  # so that a retry restores a listing lost since
             return (yield from _first_result_op(games, game_id, known[0]))
-    events = join_game(state, player, entropy)  # refuses a full table before any listing
+    join_game(state, player, entropy, name)  # refuses a full table before any listing
     yield from _each(listings)
+    return (
+        yield from _seating_op(
+            games,
+            game_id,
+            state,
+            Meta("join", player, now),
+            decide=lambda state: join_game(state, player, entropy, name),
+            command_id=lambda state: _join_id(state, player),
+        )
+    )
+
+
+def _join_id(state: State, player: str) -> str:
+    """A player may join, leave and join again: each join has its own command id."""
+    times = state.left.count(player)
+    return f"join:{player}" + (f":{times}" if times else "")
+
+
+def _seating_op(
+    games: Games,
+    game_id: str,
+    state: State,
+    meta: Meta,
+    *,
+    decide: Callable[[State], list[Event]],
+    command_id: Callable[[State], str],
+) -> ops.Op[Outcome]:
+    """Append a change of the table (a join, a leave, a cancellation) decided on `state`, and
+    decided again on a newer state after a conflict."""
     for _attempt in range(games.conflict_retries + 1):
+        events = decide(state)
         try:
             return (
                 yield from _append_op(
@@ -329,17 +360,56 @@ def join_op(
                     state=state,
                     events=events,
                     after=fold(events, state),
-                    command_id=command_id,
-                    meta=Meta("join", player, now),
-                    request=request,
+                    command_id=command_id(state),
+                    meta=meta,
+                    request=digest(meta.kind.encode(), meta.player.encode()),
                 )
             )
         except DuplicateCommand as done:
             return (yield from _first_result_op(games, game_id, done.first_result))
         except VersionConflict:
             state = yield from current_op(games, game_id)
-            events = join_game(state, player, entropy)
     raise VersionConflict(state.version)
+
+
+def leave_op(games: Games, game_id: str, *, player: str, now: str) -> ops.Op[Outcome]:
+    """Give up a place at a table that waits (not the creator's: they cancel). Leaving again
+    after a lost answer is answered with the first answer."""
+    state = yield from current_op(games, game_id)
+    if player not in state.players and player in state.left:
+        previous = f"leave:{player}:{state.left.count(player) - 1}"
+        known = yield from ops.command_record(games.context, game_id, previous)
+        if known is not None:
+            return (yield from _first_result_op(games, game_id, known[0]))
+    return (
+        yield from _seating_op(
+            games,
+            game_id,
+            state,
+            Meta("leave", player, now),
+            decide=lambda state: leave_game(state, player),
+            command_id=lambda state: f"leave:{player}:{state.left.count(player)}",
+        )
+    )
+
+
+def cancel_op(games: Games, game_id: str, *, player: str, now: str) -> ops.Op[Outcome]:
+    """Call off a game that has not started (its creator only); answered again if retried."""
+    state = yield from current_op(games, game_id)
+    if state.phase == "cancelled" and state.players[:1] == (player,):
+        known = yield from ops.command_record(games.context, game_id, "cancel")
+        if known is not None:
+            return (yield from _first_result_op(games, game_id, known[0]))
+    return (
+        yield from _seating_op(
+            games,
+            game_id,
+            state,
+            Meta("cancel", player, now),
+            decide=lambda state: cancel_game(state, player),
+            command_id=lambda _state: "cancel",
+        )
+    )
 
 
 def player_command_id(player: str, command_id: str) -> str:

@@ -22,8 +22,6 @@ class GameKeys(NamedTuple):
     commands: str
     snapshot: str
     outbox: str
-    meta: str
-    """The game's creation details (the invite code's digest), kept by the command path."""
 
 
 def entry_id(version: int) -> str:
@@ -76,7 +74,6 @@ class KeySpace:
                 base + "commands",
                 base + "snapshot",
                 self.outbox(shard),
-                base + "meta",
             )
             if len(self._games) >= 4096:
                 self._games.clear()

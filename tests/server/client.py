@@ -33,13 +33,14 @@ from domain.events import (
     GameEnded,
     GameStarted,
     HandDealt,
+    SeatJoined,
     encoder,
     event_decoder,
 )
 from domain.evolve import evolve, fold
 from domain.gamedata import GameData
 from domain.scoring import final_scores
-from domain.setup import create_game, deal, join_game
+from domain.setup import create_game, deal, join_game, leave_game
 from domain.shuffle import commitment
 from domain.state import NEW_GAME, State
 
@@ -384,12 +385,13 @@ def verify_record(record: Json) -> GameEnded:
     assert log[start : start + len(dealt)] == dealt, "the deal does not follow from the seed"
     # 3. Every append replayed from the setup: create, joins, then each seat's commands.
     data = game_data_of(record)
-    entropies = fairness["entropies"]
     state = NEW_GAME
-    joins = 0
     for batch in record["commands"]:
         first, last = batch["first_version"], batch["last_version"]
         assert first == state.version + 1, f"batch {batch['command_id']} does not follow on"
+        if batch["kind"] in ("create", "join"):
+            joined = log[first + 1 if batch["kind"] == "create" else first - 1]
+            assert isinstance(joined, SeatJoined) and joined.player == batch["player_id"]
         if batch["kind"] == "create":
             decided = create_game(
                 edition=record["edition"],
@@ -398,12 +400,13 @@ def verify_record(record: Json) -> GameEnded:
                 game_data=data,
                 server_seed=seed,
                 player=batch["player_id"],
-                entropy=entropies[0],
+                entropy=joined.entropy,
+                name=joined.name,
             )
-            joins = 1
         elif batch["kind"] == "join":
-            decided = join_game(state, batch["player_id"], entropies[joins])
-            joins += 1
+            decided = join_game(state, batch["player_id"], joined.entropy, joined.name)
+        elif batch["kind"] == "leave":
+            decided = leave_game(state, batch["player_id"])
         else:
             decided = []
             replayed = state
@@ -421,6 +424,9 @@ def verify_record(record: Json) -> GameEnded:
     refolded = fold(log)
     assert refolded == state
     assert refolded.phase == "over"
+    assert [(p["player_id"], p["name"]) for p in record["players"]] == list(
+        zip(refolded.players, refolded.names, strict=True)
+    )
     result = final_scores(refolded)
     assert record["result"] == as_json(result)
     return result
@@ -527,9 +533,13 @@ class Secrets:
 
 @dataclass(frozen=True)
 class Message:
-    id: int
+    id: int | None
+    """The event's version; None for a `revealed` message, which names no version."""
     event: str
     data: Json
+
+    def reaches(self, version: int) -> bool:
+        return self.id is not None and self.id >= version
 
 
 def parse_sse(lines: Iterable[str]) -> Iterator[Message]:
@@ -538,9 +548,8 @@ def parse_sse(lines: Iterable[str]) -> Iterator[Message]:
     for line in lines:
         if line == "":
             if "data" in fields:
-                yield Message(
-                    int(fields["id"]), fields.get("event", ""), json.loads(fields["data"])
-                )
+                number = int(fields["id"]) if "id" in fields else None
+                yield Message(number, fields.get("event", ""), json.loads(fields["data"]))
             fields = {}
             continue
         if line.startswith(":"):
@@ -567,7 +576,7 @@ def read_stream(
         assert response.headers["content-type"].startswith("text/event-stream")
         for message in parse_sse(response.iter_lines()):
             got.append(message)
-            if message.id >= until:
+            if message.reaches(until):
                 break
     return got
 
@@ -634,7 +643,7 @@ async def asgi_stream(
                 for block in complete:
                     got.messages.extend(parse_sse([*block.decode().split("\n"), ""]))
             if not message.get("more_body", False) or (
-                got.messages and got.messages[-1].id >= until
+                got.messages and got.messages[-1].reaches(until)
             ):
                 done.set()
 

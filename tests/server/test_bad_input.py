@@ -158,13 +158,16 @@ COMMAND_CASES = [
         "card_not_in_hand",
     ),
     body(
-        "a huge expected_version", lambda g: g.body(expected_version=2**63), 409, "version_conflict"
+        "an expected_version beyond MAX_VERSION",
+        lambda g: g.body(expected_version=2**53),
+        400,
+        "bad_request",
     ),
     body(
         "an expected_version over 64 bits",
         lambda g: g.body(expected_version=2**70),
-        409,
-        "version_conflict",
+        400,
+        "bad_request",
     ),
 ]
 

@@ -301,22 +301,33 @@ def test_a_stream_on_one_live_server_follows_commands_sent_to_the_other(
 # --- the stream on the live server -------------------------------------------------------
 
 
-def expected_stream(record: Json, seat: int | None, after: int = 0) -> list[tuple[int, Json]]:
+def expected_stream(
+    record: Json, seat: int | None, after: int = 0
+) -> list[tuple[int | None, Json]]:
     """The (version, event) a stream opened during play shows `seat`: its visible events
-    until the game ends, then everything."""
+    until the game ends, then, right after `game_ended`, a `revealed` message (no version)
+    with every earlier event it could not see, then the rest."""
     log = record_events(record)
-    shown = []
-    over = False
+    shown: list[tuple[int | None, Json]] = []
     for version, event in enumerate(log, 1):
-        over = over or isinstance(event, GameEnded)
-        if version > after and visible(event, seat, over):
+        if version > after and visible(event, seat, False):
             shown.append((version, as_json(event)))
+        if version > after and isinstance(event, GameEnded):
+            hidden = [
+                {"version": v, "event": as_json(e)}
+                for v, e in enumerate(log[: version - 1], 1)
+                if not visible(e, seat, False)
+            ]
+            shown.append((None, {"events": hidden}))
     return shown
 
 
-def as_pairs(messages: list[Message]) -> list[tuple[int, Json]]:
+def as_pairs(messages: list[Message]) -> list[tuple[int | None, Json]]:
     for message in messages:
-        assert message.event == message.data["type"], "`event` is the event's type"
+        if message.id is None:
+            assert message.event == "revealed"
+        else:
+            assert message.event == message.data["type"], "`event` is the event's type"
     return [(message.id, message.data) for message in messages]
 
 
@@ -389,13 +400,14 @@ def test_the_live_stream_resumes_after_last_event_id_without_gap_or_repeat(
     first = read_stream(live_http, path, until=table.version, headers=seat0)
     assert first[-1].id == table.version
     cut = first[len(first) // 2].id
+    assert cut is not None, "no revealed message during play"
     # The connection dropped after `cut`: reconnecting with Last-Event-ID resumes after it.
     for _ in range(6):
         table.step(rng, whole_turn=False)
     resumed = read_stream(
         live_http, path, until=table.version, headers={**seat0, "Last-Event-ID": str(cut)}
     )
-    assert resumed[0].id > cut
+    assert resumed[0].reaches(cut + 1)
     by_query = read_stream(live_http, f"{path}?after={cut}", until=table.version, headers=seat0)
     assert as_pairs(by_query) == as_pairs(resumed)
     # Last-Event-ID wins over ?after (the browser's reconnection sends the header).
@@ -407,7 +419,7 @@ def test_the_live_stream_resumes_after_last_event_id_without_gap_or_repeat(
     )
     assert as_pairs(both) == as_pairs(resumed)
     whole = read_stream(live_http, path, until=table.version, headers=seat0)
-    assert as_pairs([m for m in first if m.id <= cut] + resumed) == as_pairs(whole)
+    assert as_pairs([m for m in first if not m.reaches(cut + 1)] + resumed) == as_pairs(whole)
     events = live_api.events(table.game_id, table.seats[0])
     assert as_pairs(whole) == [(e["version"], e["event"]) for e in events["events"]]
 
@@ -432,14 +444,14 @@ def test_an_idle_live_stream_stays_open_and_brings_the_next_move(
         messages = parse_sse(response.iter_lines())
         for message in messages:
             got.append(message)
-            if message.id >= table.version:
+            if message.reaches(table.version):
                 break
         time.sleep(idle)
         table.step(rng, whole_turn=False)
         try:
             for message in messages:
                 got.append(message)
-                if message.id >= table.version:
+                if message.reaches(table.version):
                     break
         except httpx.HTTPError as error:
             pytest.fail(f"the stream broke after {idle:.0f} idle seconds: {error!r}")

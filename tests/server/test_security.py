@@ -342,7 +342,7 @@ def test_joining_an_open_game_needs_its_invite_code_and_a_wrong_one_writes_nothi
     assert api.board(created["game_id"])["version"] == joined["version"]
 
 
-def test_the_lobby_and_my_games_show_no_invite_code_and_only_my_games(
+def test_the_invite_code_is_shown_only_on_the_boards_of_the_players_at_the_table(
     client: TestClient[Litestar],
 ) -> None:
     api = Api(client)
@@ -353,10 +353,12 @@ def test_the_lobby_and_my_games_show_no_invite_code_and_only_my_games(
     assert mine["invite_code"] not in lobby and his["invite_code"] not in lobby
     games = api.ok(client.get("/api/me/games", headers=mary.auth))
     assert [g["game_id"] for g in games] == [mine["game_id"]]
-    for path in ("", "/record", "/replay", "/events"):
-        for headers in ({}, mary.auth):
+    for path in ("", "/record", "/replay", "/events", "/at/1"):
+        for headers in ({}, mary.auth, john.auth):
             text = client.get(f"/api/games/{mine['game_id']}{path}", headers=headers).text
-            assert mine["invite_code"] not in text and mary.token not in text
+            assert mary.token not in text
+            shown = path == "" and headers == mary.auth
+            assert (mine["invite_code"] in text) is shown, (path, headers)
 
 
 # --- tokens at rest -------------------------------------------------------------------------

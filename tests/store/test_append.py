@@ -93,6 +93,7 @@ def test_the_same_command_id_with_other_content_is_refused(store: EventStore) ->
     store.append("g1", 0, [E1], "cmd-1")
     with pytest.raises(CommandIdReused) as reused:
         store.append("g1", 1, [E2], "cmd-1")
+    assert reused.value.first_result is not None
     assert reused.value.first_result.first_version == 1
     assert store.head("g1").version == 1
 

@@ -12,7 +12,7 @@ import pytest
 from domain.legal import legal_commands
 from server.carddata import load_game_data
 from store import EventStore
-from store.games import Games, create_op, current_op, execute_op, join_op, seat_of
+from store.games import Games, create_op, current_op, execute_op, invite_code_of, join_op, seat_of
 from tests.store.conftest import BACKENDS
 
 pytestmark = pytest.mark.parametrize("backend", BACKENDS, indirect=True)
@@ -47,12 +47,15 @@ def _server(client: Any, prefix: str) -> tuple[EventStore, Games, _Counting]:
 def _start(store: EventStore, games: Games) -> None:
     created = store.run(
         create_op(
-            games, "g1", player="anna", edition="towers", seats=2, modules=(), entropy="",
-            server_seed=bytes(32), invite_code="code", now="2026-11-30T12:00:00.000Z",
+            games, "g1", player="anna", name="Anna", edition="towers", seats=2, modules=(),
+            entropy="", server_seed=bytes(32), now="2026-11-30T12:00:00.000Z",
         )
     )  # fmt: skip
     assert created.state.phase == "waiting"
-    store.run(join_op(games, "g1", player="bert", invite_code="code", entropy="", now="t"))
+    code = invite_code_of(created.state)
+    store.run(
+        join_op(games, "g1", player="bert", name="Bert", invite_code=code, entropy="", now="t")
+    )
 
 
 def _play(store: EventStore, games: Games, moves: int | None = None) -> None:
