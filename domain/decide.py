@@ -11,7 +11,7 @@ either waits for a decision (`StepStarted`), happens by itself, or is passed (R4
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from domain.board import Board
 from domain.commands import (
@@ -24,7 +24,7 @@ from domain.commands import (
     Skip,
     TakeCard,
 )
-from domain.errors import IllegalCommand
+from domain.errors import CommandRefused, IllegalCommand
 from domain.events import (
     ArchitettoRevealed,
     CardPlayed,
@@ -111,6 +111,19 @@ def play(state: State, seat: int, command: Command) -> tuple[list[Event], State]
             run.emit(StepSkipped(seat, pending.step))
             _proceed(run, "move" if pending.step == "move_floor" else "trade")
     return run.events, run.state
+
+
+def play_all(state: State, seat: int, commands: Sequence[Command]) -> tuple[list[Event], State]:
+    """Decide a seat's commands one after the other, all of them or none (`CommandRefused`
+    names the first refused); the events and the state they lead to."""
+    events: list[Event] = []
+    for index, command in enumerate(commands):
+        try:
+            decided, state = play(state, seat, command)
+        except IllegalCommand as error:
+            raise CommandRefused(index, error) from None
+        events += decided
+    return events, state
 
 
 def decide(state: State, seat: int, command: Command) -> list[Event]:

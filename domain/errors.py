@@ -21,3 +21,13 @@ class InvalidOptions(ValueError):
         super().__init__(f"{field}: {message}")
         self.field = field
         self.message = message
+
+
+class CommandRefused(Exception):
+    """Command number `index` of a batch was refused by the rules (`error`); the batch as a
+    whole is refused and nothing of it happens."""
+
+    def __init__(self, index: int, error: IllegalCommand) -> None:
+        super().__init__(index, error)
+        self.index = index
+        self.error = error

@@ -1,27 +1,56 @@
 """Verify a complete game record offline (`patrician audit RECORD`), trusting nothing in it.
 
-The checks of docs/record.md: the hash chain of the event log; the seed against its
-commitment; the whole game re-decided from the record's own commands (creation and joins
-re-derive the seating and the deal from the seed and entropies, every command must be legal
-and give exactly the logged events, byte for byte); the final scores recomputed.
+The checks of docs/record.md, in order: the document's shape; the hash chain of the event log;
+the game's options against its first event; the seed against its commitment; the whole game
+re-decided from the record's own commands (creation and joins re-derive the seating and the
+deal from the seed, the entropies and the names; every command must be legal and give exactly
+the logged events, byte for byte); the players, the entropies and the deal against the log;
+the result recomputed. Every field is either checked or named as metadata the log does not
+hold (`UNVERIFIED`). The first failure is named in words and ends the audit; a malformed
+document never raises, it fails the `shape` check naming the field.
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterator, Sequence
 
 import msgspec
 
-from domain.errors import IllegalCommand, InvalidOptions
-from domain.events import Event, GameCreated, SeatJoined, encoder, event_decoder
+from domain.board import RULES_VERSION, Board
+from domain.decide import play_all
+from domain.errors import CommandRefused, IllegalCommand, InvalidOptions
+from domain.events import (
+    Event,
+    GameCreated,
+    SeatJoined,
+    encoder,
+    event_decoder,
+)
 from domain.evolve import fold
 from domain.scoring import final_scores
-from domain.setup import create_game, join_game
+from domain.setup import cancel_game, create_game, join_game, leave_game
+from domain.shuffle import ALGORITHM, commitment
 from domain.state import NEW_GAME, State
-from projections.record import Record, RecordCommand
+from projections.narrate import describe_command, narrate
+from projections.record import FORMAT, Record, RecordCommand, deal_of, players_of
 from store import chain
-from store.games import CommandRefused, decide_all
+from store.records import StoredEvent
+
+UNVERIFIED = ("game_id", "commands[].command_id", "commands[].time")
+"""Fields the log does not hold, so that nothing here can check them: they are the server's
+word (a signed record vouches for them, docs/record.md)."""
+
+EXIT_CODES = {
+    "shape": 2,
+    "hash chain": 3,
+    "options": 4,
+    "seed": 5,
+    "commands": 6,
+    "players": 7,
+    "deal": 7,
+    "result": 8,
+}
+"""The exit code of `patrician audit` per check that failed first (0: the record holds up)."""
 
 
 class Check(msgspec.Struct, frozen=True):
@@ -30,119 +59,276 @@ class Check(msgspec.Struct, frozen=True):
     detail: str
 
 
-class Linked(msgspec.Struct, frozen=True):
-    version: int
-    data: bytes
-    hash: str
+class Refusal(Exception):
+    """A check that failed: the first divergence, in words."""
+
+    def __init__(self, name: str, detail: str) -> None:
+        super().__init__(name, detail)
+        self.check = Check(name, False, detail)
 
 
 record_decoder = msgspec.json.Decoder(Record)
 
 
 def audit(raw: bytes) -> list[Check]:
-    """Every check of the record, in order; the record holds up when all are ok."""
+    """Every check of the record, in order, up to the first that fails."""
+    checks: list[Check] = []
+    try:
+        record = _shape(raw)
+        checks.append(Check("shape", True, f"a {FORMAT} document of a finished game"))
+        for check in _checks(record):
+            checks.append(check)
+    except Refusal as refusal:
+        checks.append(refusal.check)
+    return checks
+
+
+def exit_code(checks: Sequence[Check]) -> int:
+    failed = next((check for check in checks if not check.ok), None)
+    return 0 if failed is None else EXIT_CODES.get(failed.name, 1)
+
+
+def _shape(raw: bytes) -> Record:
     try:
         record = record_decoder.decode(raw)
-    except msgspec.MsgspecError as error:
-        return [Check("format", False, f"not a patrician-record/1 document: {error}")]
-    return list(_checks(record))
+    except (msgspec.DecodeError, RecursionError) as error:
+        raise Refusal("shape", f"not a {FORMAT} document: {error}") from None
+    if record.format != FORMAT:
+        raise Refusal("shape", f"format: {record.format!r} is not {FORMAT!r}")
+    if not record.complete:
+        raise Refusal("shape", "complete: a redacted record (the game is still on) proves nothing")
+    if not record.events:
+        raise Refusal("shape", "events: the record holds no event")
+    return record
 
 
 def _checks(record: Record) -> Iterator[Check]:
-    if record.format != "patrician-record/1":
-        yield Check("format", False, f"unknown format {record.format!r}")
-        return
-    if not record.complete:
-        yield Check("complete", False, "a redacted record (game still on) cannot be audited")
-        return
-    events = record.events
+    events = [StoredEvent(e.version, e.data.encode(), e.hash) for e in record.events]
     try:
-        head = chain.verify(Linked(e.version, e.data.encode(), e.hash) for e in events)
+        head = chain.verify(events)
     except chain.ChainBroken as broken:
-        yield Check("hash chain", False, str(broken))
-        return
-    if (len(events), head) != (record.head.version, record.head.hash):
-        yield Check("hash chain", False, "the last event is not the head the record names")
-        return
+        raise Refusal("hash chain", f"events: {broken}") from None
+    if (record.head.version, record.head.hash) != (len(events), head):
+        raise Refusal("hash chain", "head: not the last event's version and hash")
     yield Check("hash chain", True, f"{len(events)} events, head {head[:16]}...")
 
-    log = [event_decoder.decode(e.data) for e in events]
-    created = log[0]
-    if not isinstance(created, GameCreated) or created.game_data != record.game_data:
-        yield Check("options", False, "the first event is not the creation of this game")
-        return
-    seed_hex = record.fairness.server_seed or ""
-    seed = bytes.fromhex(seed_hex)
-    if hashlib.sha256(seed).hexdigest() != created.seed_commitment:
-        yield Check("seed", False, "the published seed does not match its commitment")
-        return
+    log = _decoded(record)
+    created = _options(record, log[0])
+    yield Check("options", True, f"rules version {RULES_VERSION}, as the first event says")
+
+    seed = _seed(record, created)
     yield Check("seed", True, "SHA-256(server seed) equals the commitment made at creation")
 
-    expected = 1
-    for batch in record.commands:
-        if batch.first_version != expected or batch.last_version < batch.first_version:
-            yield Check(
-                "commands", False, f"{batch.command_id}: not the append after {expected - 1}"
-            )
-            return
-        expected = batch.last_version + 1
-    entropies = tuple(e.entropy for e in log if isinstance(e, SeatJoined))
-    if entropies != record.fairness.entropies:
-        yield Check("seed", False, "the entropies differ from those the players sent")
-        return
-
-    state = NEW_GAME
-    for batch in record.commands:
-        logged = log[batch.first_version - 1 : batch.last_version]
-        try:
-            decided = _decide(record, state, batch, seed, logged)
-        except (IllegalCommand, InvalidOptions, CommandRefused) as refused:
-            yield Check("commands", False, f"{batch.command_id}: refused: {refused}")
-            return
-        if [encoder.encode(e) for e in decided] != [
-            e.data.encode() for e in events[batch.first_version - 1 : batch.last_version]
-        ]:
-            yield Check(
-                "commands",
-                False,
-                f"{batch.command_id} (versions {batch.first_version}-{batch.last_version}) "
-                "does not give the logged events",
-            )
-            return
-        state = fold(decided, state)
-    if state.version != len(events):
-        yield Check("commands", False, f"the commands cover {state.version} of {len(events)}")
-        return
+    state = _redecide(record, log, seed)
     yield Check(
         "commands",
         True,
-        f"{len(record.commands)} appends re-decided: seating, deal and every event match",
+        f"{len(record.commands)} appends re-decided: the seating, the deal and every event "
+        "follow from the seed, the entropies and the commands",
     )
+    _agree("players", record.players, players_of(state), "players")
+    _agree("players", record.fairness.entropies, state.entropies, "fairness.entropies")
+    yield Check("players", True, f"{len(state.players)} players: ids, names and seats")
+    _agree("deal", record.deal, deal_of(log) if state.seat_players else None, "deal")
+    yield Check("deal", True, "hands, draw pile, face-up and hidden cards as dealt")
     result = final_scores(state) if state.phase == "over" else None
-    ok = result is not None and result == record.result == state.result
-    yield Check("result", ok, "final scores recomputed" if ok else "the result does not add up")
+    _agree("result", record.result, result, "result")
+    if result is not None and state.result != result:
+        raise Refusal("result", "the log's game_ended does not add up")
+    told = "final scores recomputed" if result is not None else "cancelled: no result"
+    yield Check("result", True, told)
+    yield Check(
+        "metadata", True, "not checked, the log does not hold them: " + ", ".join(UNVERIFIED)
+    )
+
+
+def _decoded(record: Record) -> list[Event]:
+    log = []
+    for i, entry in enumerate(record.events):
+        try:
+            log.append(event_decoder.decode(entry.data))
+        except msgspec.DecodeError as error:
+            raise Refusal("shape", f"events[{i}].data: not an event: {error}") from None
+    return log
+
+
+def _options(record: Record, created: Event) -> GameCreated:
+    if not isinstance(created, GameCreated):
+        raise Refusal("options", "events[0]: the log does not begin with the game's creation")
+    if created.rules_version != RULES_VERSION:
+        raise Refusal(
+            "options",
+            f"rules version {created.rules_version}: this auditor re-decides rules version "
+            f"{RULES_VERSION} only",
+        )
+    if created.shuffle_algorithm != ALGORITHM:
+        raise Refusal("options", f"shuffle {created.shuffle_algorithm!r} is not {ALGORITHM!r}")
+    fairness = record.fairness
+    for name, said, logged in (
+        ("rules_version", record.rules_version, created.rules_version),
+        ("edition", record.edition, created.edition),
+        ("seats", record.seats, created.seats),
+        ("modules", record.modules, created.modules),
+        ("game_data", record.game_data, created.game_data),
+        ("fairness.shuffle_algorithm", fairness.shuffle_algorithm, created.shuffle_algorithm),
+        ("fairness.seed_commitment", fairness.seed_commitment, created.seed_commitment),
+    ):
+        _agree("options", said, logged, name)
+    return created
+
+
+def _seed(record: Record, created: GameCreated) -> bytes:
+    text = record.fairness.server_seed
+    try:
+        seed = bytes.fromhex(text or "")
+    except ValueError:
+        raise Refusal("seed", "fairness.server_seed: not a hex string") from None
+    if not seed or commitment(seed) != created.seed_commitment:
+        raise Refusal("seed", "fairness.server_seed: its SHA-256 is not the commitment")
+    return seed
+
+
+def _agree(name: str, said: object, found: object, field: str) -> None:
+    """`said` (the record's) must equal `found` (from the log): else the first place where
+    they differ is named, with both values."""
+    if said == found:
+        return
+    path, theirs, ours = _difference(msgspec.to_builtins(said), msgspec.to_builtins(found), field)
+    raise Refusal(name, f"{path}: the record says {_short(theirs)}, the log {_short(ours)}")
+
+
+def _difference(said: object, found: object, path: str) -> tuple[str, object, object]:
+    if isinstance(said, dict) and isinstance(found, dict):
+        for key in found:
+            if said.get(key) != found[key]:
+                return _difference(said.get(key), found[key], f"{path}.{key}")
+    elif isinstance(said, list) and isinstance(found, list) and len(said) == len(found):
+        for i, (a, b) in enumerate(zip(said, found, strict=True)):
+            if a != b:
+                return _difference(a, b, f"{path}[{i}]")
+    return path, said, found
+
+
+def _short(value: object) -> str:
+    text = msgspec.json.encode(value).decode()
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _redecide(record: Record, log: Sequence[Event], seed: bytes) -> State:
+    """Decide every append again from nothing, each one's events equal to the logged ones."""
+    state = NEW_GAME
+    board = fold(log[:1]).board  # the first event is the creation (`_options`)
+    for i, batch in enumerate(record.commands):
+        where = f"commands[{i}]"
+        if batch.first_version != state.version + 1 or not (
+            batch.first_version <= batch.last_version <= len(log)
+        ):
+            raise Refusal(
+                "commands",
+                f"{where}: versions {batch.first_version}-{batch.last_version} are not the "
+                f"append after version {state.version}",
+            )
+        if (batch.kind == "create") != (i == 0):
+            raise Refusal("commands", f"{where}.kind: a game is created by its first append only")
+        logged = log[batch.first_version - 1 : batch.last_version]
+        try:
+            decided = _decide(state, batch, logged, seed, where)
+        except CommandRefused as refused:
+            version = _version_of(state, batch, refused.index)
+            raise Refusal(
+                "commands",
+                f"version {version} ({where}, command {refused.index}): the record says seat "
+                f"{batch.seat} {describe_command(batch.commands[refused.index])}, but the "
+                f"rules refuse it: {refused.error.message}",
+            ) from None
+        except (IllegalCommand, InvalidOptions) as error:
+            raise Refusal("commands", f"{where} ({batch.kind}): refused: {error}") from None
+        _same_events(board, decided, logged, batch, where)
+        state = fold(decided, state)
+    if state.version != len(log):
+        raise Refusal("commands", f"the commands explain {state.version} of {len(log)} events")
+    if not state.finished:
+        raise Refusal("commands", "the log does not end the game")
+    return state
 
 
 def _decide(
-    record: Record, state: State, batch: RecordCommand, seed: bytes, logged: Sequence[Event]
+    state: State, batch: RecordCommand, logged: Sequence[Event], seed: bytes, where: str
 ) -> list[Event]:
-    if batch.kind == "create":
+    if batch.kind in ("create", "join", "leave", "cancel") and batch.seat is not None:
+        raise Refusal("commands", f"{where}.seat: a {batch.kind} acts for no seat (null)")
+    if batch.kind != "commands" and batch.commands:
+        raise Refusal("commands", f"{where}.commands: a {batch.kind} sends no command")
+    if batch.kind in ("create", "join"):
+        joined = logged[2] if batch.kind == "create" and len(logged) > 2 else logged[0]
+        if not isinstance(joined, SeatJoined):
+            raise Refusal("commands", f"{where}: no seat_joined where a {batch.kind} takes one")
+        if joined.player != batch.player_id:
+            raise Refusal(
+                "commands",
+                f"{where}.player_id: {batch.player_id} is not the player who took that place "
+                f"({joined.player})",
+            )
+        if batch.kind == "join":
+            return join_game(state, batch.player_id, joined.entropy, joined.name)
         created = logged[0]
-        joined = logged[2] if len(logged) > 2 else None
-        assert isinstance(created, GameCreated) and isinstance(joined, SeatJoined)
+        assert isinstance(created, GameCreated)  # checked by `_options`
         return create_game(
             edition=created.edition,
             seats=created.seats,
             modules=created.modules,
-            game_data=record.game_data,
+            game_data=created.game_data,
             server_seed=seed,
             player=batch.player_id,
             entropy=joined.entropy,
+            name=joined.name,
         )
-    if batch.kind == "join":
-        joined = logged[0]
-        assert isinstance(joined, SeatJoined)
-        return join_game(state, batch.player_id, joined.entropy)
-    if batch.kind == "commands" and batch.seat is not None:
-        return decide_all(state, batch.seat, batch.commands)[0]
-    raise IllegalCommand("unknown_append", "R50", f"an append of unknown kind {batch.kind!r}")
+    if batch.kind == "leave":
+        return leave_game(state, batch.player_id)
+    if batch.kind == "cancel":
+        return cancel_game(state, batch.player_id)
+    seat = next(
+        (s for s, join in enumerate(state.seat_players) if state.players[join] == batch.player_id),
+        None,
+    )
+    if batch.seat is None or seat != batch.seat:
+        raise Refusal(
+            "commands",
+            f"{where}.player_id: {batch.player_id} holds seat {seat}, not seat {batch.seat}",
+        )
+    return play_all(state, batch.seat, batch.commands)[0]
+
+
+def _same_events(
+    board: Board,
+    decided: Sequence[Event],
+    logged: Sequence[Event],
+    batch: RecordCommand,
+    where: str,
+) -> None:
+    """The decided events must be the logged ones byte for byte; the first that differs is
+    told as the record tells it and as the rules decide it."""
+    for k in range(max(len(decided), len(logged))):
+        ours = encoder.encode(decided[k]) if k < len(decided) else None
+        theirs = encoder.encode(logged[k]) if k < len(logged) else None
+        if ours == theirs:
+            continue
+        version = batch.first_version + k
+        said = _told(board, logged[k]) if k < len(logged) else "nothing more"
+        ruled = _told(board, decided[k]) if k < len(decided) else "nothing more"
+        raise Refusal(
+            "commands", f"version {version} ({where}): the record says {said}, the rules {ruled}"
+        )
+
+
+def _told(board: Board, event: Event) -> str:
+    text = narrate(board, event) or encoder.encode(event).decode()
+    return f'"{text.rstrip(".")}"'
+
+
+def _version_of(state: State, batch: RecordCommand, index: int) -> int:
+    """The version at which command `index` of a batch would have been decided."""
+    if index == 0:
+        return batch.first_version
+    events, _ = play_all(state, batch.seat or 0, batch.commands[:index])
+    return batch.first_version + len(events)

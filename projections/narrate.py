@@ -7,6 +7,16 @@ last turn"). It reads events only after redaction, so it can never tell a secret
 from __future__ import annotations
 
 from domain.board import Board
+from domain.commands import (
+    ChooseArchitettoSite,
+    Command,
+    MoveFloor,
+    PlaceFloor,
+    PlaceTradeRoute,
+    PlayCard,
+    Skip,
+    TakeCard,
+)
 from domain.events import (
     ArchitettoCardsSetAside,
     ArchitettoRevealed,
@@ -50,6 +60,25 @@ def card_text(board: Board, card: str) -> str:
     if info.take_any:
         parts.append("take any")
     return f"{card} ({', '.join(parts)})"
+
+
+def describe_command(command: Command) -> str:
+    """What a seat did by sending `command`, in the past tense: "took the card on Siena"."""
+    match command:
+        case PlayCard(card=card):
+            return f"played {card}"
+        case PlaceFloor(site=site):
+            return f"built a floor on site {site}"
+        case TakeCard(city=city):
+            return f"took the card on {city}"
+        case MoveFloor(city=city, from_site=site):
+            return f"moved the top floor of {city} site {site}"
+        case PlaceTradeRoute(cities=(a, b), side=side):
+            return f"put a {side} between {a} and {b}"
+        case ChooseArchitettoSite(site=site):
+            return f"chose site {site} for the Architetto's floor"
+        case Skip():
+            return "passed"
 
 
 def narrate(board: Board, event: Event) -> str | None:

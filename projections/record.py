@@ -23,6 +23,7 @@ from domain.events import (
     FaceUpDealt,
     GameCreated,
     GameEnded,
+    GameStarted,
     HandDealt,
     Module,
 )
@@ -34,21 +35,21 @@ from store.games import Meta
 FORMAT = "patrician-record/1"
 
 
-class RecordPlayer(msgspec.Struct, frozen=True):
+class RecordPlayer(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     joined: int
     player_id: str
     name: str
     seat: int | None
 
 
-class RecordFairness(msgspec.Struct, frozen=True):
+class RecordFairness(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     shuffle_algorithm: str
     seed_commitment: str
     entropies: tuple[str, ...]
     server_seed: str | None
 
 
-class RecordDeal(msgspec.Struct, frozen=True):
+class RecordDeal(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     seat_players: tuple[int, ...]
     hands: tuple[tuple[str, ...], ...]
     draw_pile: tuple[str, ...]
@@ -56,7 +57,7 @@ class RecordDeal(msgspec.Struct, frozen=True):
     architetto_hidden: tuple[str, ...]
 
 
-class RecordCommand(msgspec.Struct, frozen=True):
+class RecordCommand(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     command_id: str
     kind: str
     player_id: str
@@ -67,18 +68,18 @@ class RecordCommand(msgspec.Struct, frozen=True):
     last_version: int
 
 
-class RecordEvent(msgspec.Struct, frozen=True):
+class RecordEvent(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     version: int
     hash: str
     data: str
 
 
-class Head(msgspec.Struct, frozen=True):
+class Head(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     version: int
     hash: str
 
 
-class Record(msgspec.Struct, frozen=True):
+class Record(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     format: str
     game_id: str
     complete: bool
@@ -125,7 +126,6 @@ def build_record(
     assert isinstance(created, GameCreated)
     over = state.finished
     seat_players = state.seat_players
-    seat_of = {join: s for s, join in enumerate(seat_players)}
     result = state.result
     server_seed = state.server_seed if over else None
     return Record(
@@ -137,17 +137,14 @@ def build_record(
         seats=created.seats,
         modules=created.modules,
         game_data=created.game_data,
-        players=tuple(
-            RecordPlayer(i, player, name, seat_of.get(i))
-            for i, (player, name) in enumerate(zip(state.players, state.names, strict=True))
-        ),
+        players=players_of(state),
         fairness=RecordFairness(
             shuffle_algorithm=created.shuffle_algorithm,
             seed_commitment=created.seed_commitment,
             entropies=state.entropies,
             server_seed=server_seed,
         ),
-        deal=_deal(log, seat_players) if over and seat_players else None,
+        deal=deal_of([entry.event for entry in log]) if over and seat_players else None,
         commands=tuple(
             RecordCommand(
                 command_id=batch.command_id,
@@ -171,15 +168,27 @@ def build_record(
     )
 
 
-def _deal(log: Sequence[LoggedEvent], seat_players: tuple[int, ...]) -> RecordDeal:
-    """R50: the hands, the draw pile top first, the face-up cards and the hidden cards."""
+def players_of(state: State) -> tuple[RecordPlayer, ...]:
+    """The players in join order, with the seat each one holds once the game has started."""
+    seat_of = {join: seat for seat, join in enumerate(state.seat_players)}
+    return tuple(
+        RecordPlayer(i, player, name, seat_of.get(i))
+        for i, (player, name) in enumerate(zip(state.players, state.names, strict=True))
+    )
+
+
+def deal_of(log: Sequence[Event]) -> RecordDeal:
+    """R50: the seating, the hands, the whole shuffled pile top first, the face-up cards and
+    the hidden cards, as the dealing events of `log` hold them."""
+    seat_players: tuple[int, ...] = ()
     hands: dict[int, tuple[str, ...]] = {}
     pile: tuple[str, ...] = ()
     face_up: tuple[str, ...] = ()
     hidden: tuple[str, ...] = ()
-    for entry in log:
-        event = entry.event
-        if isinstance(event, HandDealt):
+    for event in log:
+        if isinstance(event, GameStarted):
+            seat_players = event.seat_players
+        elif isinstance(event, HandDealt):
             hands[event.seat] = event.cards
         elif isinstance(event, DrawPileStacked):
             pile = event.cards

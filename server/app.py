@@ -30,6 +30,7 @@ from server.routes import ROUTES, strict_json_body
 from server.service import Service
 from store.accounts import Accounts
 from store.client import AsyncEventStore
+from store.errors import StoreUnavailable
 from store.games import Games, StateCache
 from store.loading import SnapshotPolicy
 
@@ -134,7 +135,13 @@ def create_app(settings: Settings | None = None) -> Litestar:
                 "process; pass --redis-url (or REDIS_URL) for a real deployment"
             )
         else:
-            log.info("using redis", url=_without_password(settings.redis_url))
+            url = _without_password(settings.redis_url)
+            try:
+                await service.check_store()
+            except StoreUnavailable as error:  # say why now: /healthz only says "unreachable"
+                log.error("the store does not answer", url=url, reason=str(error))
+            else:
+                log.info("using redis", url=url)
 
     async def close() -> None:
         for each in (client, follow_client):

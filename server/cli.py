@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
 from typing import BinaryIO
 
 import click
+import msgspec
 
 from domain.board import EDITIONS, MODULES
 from domain.errors import InvalidOptions
@@ -14,7 +16,7 @@ from domain.evolve import fold
 from domain.gamedata import GameDataError
 from domain.schemas import schema_documents
 from domain.setup import check_options
-from projections.audit import audit
+from projections.audit import audit, exit_code
 from projections.narrate import narrate
 from server.carddata import load_game_data
 from server.simulate import random_game, simulate, summarize
@@ -140,11 +142,21 @@ def serve_command(
 
 @main.command(name="audit")
 @click.argument("record", type=click.File("rb"))
-def audit_command(record: BinaryIO) -> None:
-    """Verify a game record offline: hash chain, seed and deal, every command, the result."""
+@click.option("--json", "as_json", is_flag=True, help="Print the checks as JSON, for tools.")
+def audit_command(record: BinaryIO, as_json: bool) -> None:
+    """Verify a game record offline: its shape, the hash chain, the options, the seed, every
+    command re-decided, the players and the deal, the result.
+
+    Exit codes: 0 the record holds up; 2 malformed; 3 hash chain; 4 options; 5 seed;
+    6 commands; 7 players or deal; 8 result."""
     checks = audit(record.read())
-    for check in checks:
-        click.echo(f"{'ok  ' if check.ok else 'FAIL'} {check.name}: {check.detail}")
-    if not checks or not all(check.ok for check in checks):
-        raise click.ClickException("the record does not hold up")
-    click.echo("the record holds up")
+    code = exit_code(checks)
+    if as_json:
+        click.echo(
+            json.dumps({"ok": code == 0, "exit_code": code, "checks": msgspec.to_builtins(checks)})
+        )
+    else:
+        for check in checks:
+            click.echo(f"{'ok  ' if check.ok else 'FAIL'} {check.name}: {check.detail}")
+        click.echo("the record holds up" if code == 0 else "the record does not hold up")
+    raise SystemExit(code)

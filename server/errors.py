@@ -16,12 +16,12 @@ from litestar import Request, Response
 from litestar.exceptions import HTTPException, NotAuthorizedException, ValidationException
 from litestar.types import ExceptionHandlersMap
 
-from domain.errors import IllegalCommand, InvalidOptions
+from domain.errors import CommandRefused, IllegalCommand, InvalidOptions
 from server.models import BadParameter, ErrorBody
 from server.request_ids import request_id_of
 from server.service import NotFound, Unauthorized
 from store.errors import CommandIdReused, StoreUnavailable, VersionConflict
-from store.games import CommandRefused, GameNotFound, NotSeated, WrongInvite
+from store.games import GameNotFound, NotSeated, WrongInvite
 
 log = structlog.get_logger("patrician.errors")
 
@@ -124,6 +124,7 @@ def handle(request: Request[Any, Any, Any], error: Exception) -> Response[Any]:
             status=body.status,
             error=body.error,
             path=request.url.path,
+            **({"reason": str(error)} if isinstance(error, StoreUnavailable) else {}),
         )
     answer = msgspec.structs.replace(body, request_id=request_id)
     headers = dict(error.headers or {}) if isinstance(error, HTTPException) else {}

@@ -12,8 +12,16 @@ import msgspec
 
 from domain.commands import Command
 from domain.events import Edition, Event, GameEnded, Module, Step
+from store.accounts import MAX_NAME
 
-Name = Annotated[str, msgspec.Meta(min_length=1, max_length=40)]
+Name = Annotated[
+    str,
+    msgspec.Meta(
+        description=f"1-{MAX_NAME} characters once spaces are trimmed; no control, line-break "
+        "or text-direction characters (422 `invalid_option` otherwise)",
+        examples=["Mary"],
+    ),
+]
 Entropy = Annotated[str, msgspec.Meta(max_length=256)]
 CommandId = Annotated[str, msgspec.Meta(min_length=1, max_length=128)]
 Commands = Annotated[list[Command], msgspec.Meta(min_length=1, max_length=30)]

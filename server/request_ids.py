@@ -10,6 +10,7 @@ header itself: routing errors (404, 405) come before any hook.
 from __future__ import annotations
 
 import itertools
+import re
 import secrets
 from contextvars import ContextVar
 from typing import Any
@@ -27,15 +28,20 @@ def next_request_id() -> str:
     return f"{_process}{next(_counter):08x}"
 
 
+_SANE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,63}")
+"""A client's request id is kept if it looks like an id: a UUID, a ULID, a hex or base-62
+string, up to 64 ASCII letters, digits and `.`, `_`, `:`, `-`. Anything else (spaces, quotes,
+control characters that would forge log lines) is replaced."""
+
+
 def request_id_of(request: Request[Any, Any, Any]) -> str:
     """The request's id: the one given to it already, else the client's `X-Request-ID` if it
-    is sane (at most 64 letters and digits), else a new one."""
+    is sane (`_SANE`), else a new one."""
     state = request.scope.setdefault("state", {})
     request_id: str | None = state.get("request_id")
     if request_id is None:
         given = request.headers.get("x-request-id", "")
-        sane = given.isascii() and given.isalnum() and len(given) <= 64
-        request_id = given if sane else next_request_id()
+        request_id = given if _SANE.fullmatch(given) else next_request_id()
         state["request_id"] = request_id
     return request_id
 

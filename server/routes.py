@@ -247,8 +247,8 @@ class Games(Controller):
         its type, `data` its JSON), a `keep-alive` comment when nothing happens for a while;
         the stream ends after the game's last event. Reconnecting with `Last-Event-ID` resumes
         after it."""
-        last = request.headers.get("last-event-id")
-        start = after if last is None else models.parse_version(last, "Last-Event-ID")
+        last = request.headers.get("last-event-id")  # empty: no event seen yet (SSE)
+        start = models.parse_version(last, "Last-Event-ID") if last else after
         await service.state(game_id)  # 404 now, before the stream starts
 
         async def messages() -> AsyncIterator[ServerSentEventMessage]:

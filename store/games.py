@@ -22,8 +22,8 @@ import msgspec
 from cachetools import LRUCache
 
 from domain.commands import Command
-from domain.decide import play
-from domain.errors import IllegalCommand
+from domain.decide import play_all
+from domain.errors import CommandRefused, IllegalCommand
 from domain.events import Event, encoder, event_decoder, events_decoder
 from domain.evolve import fold
 from domain.gamedata import GameData
@@ -48,15 +48,6 @@ class NotSeated(StoreError):
 
 class WrongInvite(StoreError):
     """The invite code does not open this game."""
-
-
-class CommandRefused(StoreError):
-    """Command number `index` of a request was refused by the rules; nothing was written."""
-
-    def __init__(self, index: int, error: IllegalCommand) -> None:
-        super().__init__(index, error)
-        self.index = index
-        self.error = error
 
 
 class Meta(msgspec.Struct, frozen=True):
@@ -431,19 +422,6 @@ def request_digest(seat: int, expected_version: int | None, commands: Sequence[C
     )
 
 
-def decide_all(state: State, seat: int, commands: Sequence[Command]) -> tuple[list[Event], State]:
-    """Decide a seat's commands one after the other, all of them or none (`CommandRefused`);
-    the events and the state they lead to."""
-    events: list[Event] = []
-    for index, command in enumerate(commands):
-        try:
-            decided, state = play(state, seat, command)
-        except IllegalCommand as error:
-            raise CommandRefused(index, error) from None
-        events += decided
-    return events, state
-
-
 def execute_op(
     games: Games,
     game_id: str,
@@ -475,7 +453,7 @@ def execute_op(
                 yield from _raise_if_known(games, game_id, command_id, request)
                 raise VersionConflict(state.version)
             try:
-                events, after = decide_all(state, seat, commands)
+                events, after = play_all(state, seat, commands)
             except CommandRefused:
                 yield from _raise_if_known(games, game_id, command_id, request)
                 raise

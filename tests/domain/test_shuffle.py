@@ -60,6 +60,18 @@ def test_r40_a_whole_deal_matches_the_vectors(game_data: GameData) -> None:
     assert list(pile.cards) == expected["draw_pile_top_first"]
     face_up = next(e for e in log if isinstance(e, FaceUpDealt))
     assert list(face_up.cards) == expected["face_up"]
+    salts = {f"hand/{e.seat}": e.salt for e in log if isinstance(e, HandDealt)}
+    assert {**salts, "draw_pile": pile.salt} == expected["salts"]
+
+
+def test_r42_a_salt_is_block_0_of_its_own_stream_and_differs_per_event() -> None:
+    seed = bytes.fromhex(VECTORS["shuffle_seed_hex"])
+    example = VECTORS["salt"]
+    assert shuffle.salt(seed, example["label"]) == example["salt"]
+    label = ("salt/" + example["label"]).encode()
+    block = hashlib.sha256(seed + len(label).to_bytes(4, "big") + label + bytes(8))
+    assert example["salt"] == block.hexdigest()
+    assert len({shuffle.salt(seed, f"hand/{k}") for k in range(5)}) == 5
 
 
 @given(st.lists(st.integers(), max_size=40), st.binary(min_size=32, max_size=32))

@@ -189,18 +189,25 @@ class Api:
         for player in joiners[1:]:
             joined = self.join(player, game_id, created["invite_code"], f"{rng.getrandbits(64):x}")
         assert joined is not None and joined["started"], joined
+        table = self.table_of(game_id, joiners)
+        table.invite_code = created["invite_code"]
+        return table
+
+    def table_of(self, game_id: str, players: Sequence[Player]) -> Table:
+        """The table of a started game whose seats these players hold, each seat learned
+        from its own board."""
         by_seat: dict[int, Player] = {}
         boards = {}
-        for player in joiners:
+        for player in players:
             board = self.board(game_id, player)
             by_seat[board["viewer"]] = player
             boards[board["viewer"]] = board
-        assert sorted(by_seat) == list(range(seats))
+        assert sorted(by_seat) == list(range(len(players)))
         return Table(
             self,
             game_id,
-            created["invite_code"],
-            [by_seat[s] for s in range(seats)],
+            "",
+            [by_seat[s] for s in range(len(players))],
             version=boards[0]["version"],
             pending=boards[0]["pending"]["seat"],
         )

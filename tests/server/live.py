@@ -81,7 +81,8 @@ class LiveServer(Started):
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def start(self, timeout: float = 20.0) -> None:
+    def start(self, timeout: float = 20.0, *, ready_status: int = 200) -> None:
+        """Start and wait until /healthz answers `ready_status` (503: up, store out of reach)."""
         for _attempt in range(3):  # a free port may be taken before the server binds it
             self.port = free_port()
             env = {**os.environ, "PATRICIAN_PREFIX": self.prefix, "PYTHONUNBUFFERED": "1"}
@@ -92,12 +93,12 @@ class LiveServer(Started):
                 self.process = subprocess.Popen(
                     command, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=self.log_dir
                 )
-            if self._wait_healthy(timeout):
+            if self._wait_healthy(timeout, ready_status):
                 return
             self.stop()
         raise RuntimeError(f"patrician serve did not come up:\n{self.log()}")
 
-    def _wait_healthy(self, timeout: float) -> bool:
+    def _wait_healthy(self, timeout: float, status: int) -> bool:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             assert self.process is not None
@@ -105,7 +106,9 @@ class LiveServer(Started):
                 return False
             try:
                 answer = httpx.get(self.url + "/healthz", timeout=1.0)
-                if answer.status_code == 200 and answer.json() == {"status": "ok", "redis": "ok"}:
+                if answer.status_code == status == 200:
+                    return bool(answer.json() == {"status": "ok", "redis": "ok"})
+                if answer.status_code == status:
                     return True
             except httpx.TransportError:
                 pass

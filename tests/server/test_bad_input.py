@@ -277,8 +277,8 @@ def short(value: object) -> str:
     ("body", "status", "error"),
     [
         ({}, 400, "bad_request"),
-        ({"name": ""}, 400, "bad_request"),
-        ({"name": "x" * 41}, 400, "bad_request"),
+        ({"name": ""}, 422, "invalid_option"),
+        ({"name": "x" * 41}, 422, "invalid_option"),
         ({"name": 7}, 400, "bad_request"),
         ({"name": None}, 400, "bad_request"),
         ({"name": "ok", "token": "mine"}, 400, "bad_request"),
@@ -286,7 +286,7 @@ def short(value: object) -> str:
     ],
     ids=short,
 )
-def test_a_bad_new_player_is_400(
+def test_a_bad_new_player_is_refused_400_or_422_naming_the_name(
     client: TestClient[Litestar], body: Json, status: int, error: str
 ) -> None:
     check_error(client.post("/api/players", json=body), status, error)

@@ -54,6 +54,8 @@ class RedisServer(Started):
                 try:
                     if client.ping():
                         return
+                except redis.exceptions.AuthenticationError:
+                    return  # it answers: it asks for a password
                 except redis.exceptions.BusyLoadingError:
                     pass
                 except redis.exceptions.ConnectionError:
