@@ -24,6 +24,7 @@ from litestar.openapi.spec import Components, SecurityScheme
 
 from server.carddata import load_game_data
 from server.errors import EXCEPTION_HANDLERS
+from server.models import MAX_BODY
 from server.openapi import tighten
 from server.request_ids import assign_request_id, send_request_id
 from server.routes import ROUTES, strict_json_body
@@ -35,9 +36,6 @@ from store.games import Games, StateCache
 from store.loading import SnapshotPolicy
 
 log = structlog.get_logger("patrician")
-
-MAX_BODY = 64 * 1024
-"""Request bodies above this are refused (413): a whole turn is well under 2 KB."""
 
 
 class Settings(msgspec.Struct, frozen=True):

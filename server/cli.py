@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import sys
 from pathlib import Path
 from typing import BinaryIO
 
@@ -57,7 +58,8 @@ def simulate_command(
     except GameDataError as error:
         raise click.ClickException(f"card file refused: {error}") from None
     except InvalidOptions as error:
-        raise click.BadParameter(error.message, param_hint=f"--{error.field}") from None
+        option = {"modules": "module"}.get(error.field, error.field)
+        raise click.BadParameter(error.message, param_hint=f"--{option}") from None
     if seed is None:
         seed = random.SystemRandom().getrandbits(32)
     if show:
@@ -69,10 +71,14 @@ def simulate_command(
                 click.echo(line)
         return
     results = simulate(data, games=games, seats=seats, edition=edition, modules=modules, seed=seed)
-    with click.progressbar(results, length=games, label="Playing", file=None) as bar:
-        summary = summarize(iter(bar))
+    if sys.stderr.isatty():  # progress for a person watching, never in piped output
+        with click.progressbar(results, length=games, label="Playing", file=sys.stderr) as bar:
+            summary = summarize(iter(bar))
+    else:
+        summary = summarize(results)
     label = f"{edition}, {seats} seats" + (f", {' + '.join(modules)}" if modules else "")
-    click.echo(f"{summary.games} random games ({label}), seed {seed}")
+    plural = "" if summary.games == 1 else "s"
+    click.echo(f"{summary.games} random game{plural} ({label}), seed {seed}")
     click.echo(f"  games per second: {summary.games / summary.seconds:,.0f}")
     click.echo(
         f"  length: {summary.turns / summary.games:.1f} turns, "

@@ -12,6 +12,7 @@ import msgspec
 
 from domain.commands import Command
 from domain.events import Edition, Event, GameEnded, Module, Step
+from domain.setup import MAX_ENTROPY
 from store.accounts import MAX_NAME
 
 Name = Annotated[
@@ -22,9 +23,16 @@ Name = Annotated[
         examples=["Mary"],
     ),
 ]
-Entropy = Annotated[str, msgspec.Meta(max_length=256)]
-CommandId = Annotated[str, msgspec.Meta(min_length=1, max_length=128)]
-Commands = Annotated[list[Command], msgspec.Meta(min_length=1, max_length=30)]
+MAX_BODY = 64 * 1024
+"""Request bodies above this are refused (413): a whole turn is well under 2 KB."""
+MAX_COMMAND_ID = 128
+MAX_COMMANDS = 30
+"""Commands per request: a whole turn is at most about a dozen."""
+MAX_INVITE_CODE = 128
+
+Entropy = Annotated[str, msgspec.Meta(max_length=MAX_ENTROPY)]
+CommandId = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_COMMAND_ID)]
+Commands = Annotated[list[Command], msgspec.Meta(min_length=1, max_length=MAX_COMMANDS)]
 MAX_VERSION = 2**53 - 1
 """The largest version anyone may name: every JSON client reads it exactly, and it lies well
 within the range of Redis stream ids."""
@@ -38,6 +46,26 @@ class BadParameter(ValueError):
         super().__init__(f"{field}: {message}")
         self.field = field
         self.message = message
+
+
+def limits() -> list[tuple[str, str]]:
+    """Every limit of a request, as docs/api.md states them (a test keeps them the same)."""
+    return [
+        ("a player's `name`", f"1-{MAX_NAME} characters once spaces are trimmed (422)"),
+        ("`entropy`", f"at most {MAX_ENTROPY} characters"),
+        ("`command_id`", f"1-{MAX_COMMAND_ID} characters"),
+        ("`commands` per request", f"1-{MAX_COMMANDS}"),
+        ("`invite_code`", f"at most {MAX_INVITE_CODE} characters"),
+        ("a version (`expected_version`, `after`, `Last-Event-ID`)",
+         f"a whole number from 0 to {MAX_VERSION} (2^53 - 1)"),
+        ("a request body", f"{MAX_BODY // 1024} KiB (413)"),
+    ]  # fmt: skip
+
+
+def limits_table() -> str:
+    """The limits as the Markdown table of docs/api.md."""
+    rows = "".join(f"| {what} | {value} |\n" for what, value in limits())
+    return "| limit | value |\n| --- | --- |\n" + rows
 
 
 def parse_version(text: str, field: str) -> int:
@@ -87,7 +115,7 @@ class GameCreated(msgspec.Struct, frozen=True):
 
 
 class JoinGame(_Request, frozen=True):
-    invite_code: Annotated[str, msgspec.Meta(max_length=128)]
+    invite_code: Annotated[str, msgspec.Meta(max_length=MAX_INVITE_CODE)]
     entropy: Entropy = ""
 
 

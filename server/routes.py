@@ -15,6 +15,7 @@ from litestar import Controller, Request, Response, get, post
 from litestar.di import NamedDependency, Provide
 from litestar.exceptions import HTTPException
 from litestar.openapi.datastructures import ResponseSpec
+from litestar.openapi.spec import Example
 from litestar.params import FromPath, JSONBody, QueryParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 from litestar.types import ControllerRouterHandler
@@ -80,24 +81,82 @@ async def strict_json_body(request: Request[Any, Any, Any]) -> None:
     decoder.decode(body)  # an empty body is "truncated": 400
 
 
+ERROR_DESCRIPTIONS = {
+    400: "Malformed JSON, a wrong type, an unknown field or command type, or a malformed "
+    "parameter (a version that is not a whole number from 0 to 2^53 - 1, say)",
+    401: "No bearer token, or an unknown one",
+    403: "Not your seat, not your decision, not your table, or a wrong invite code",
+    404: "No such game, player or version",
+    409: "A stale expected_version (the body names the current version), a full or closed "
+    "table, or a command_id reused for another request",
+    413: "The body is larger than the limit",
+    415: "The body is not application/json",
+    422: "Refused by the rules (code, ruling, and the index of the refused command) or an "
+    "invalid option or name (the field and the reason)",
+    503: "The game store is unreachable",
+}
+
+ERROR_EXAMPLES: dict[int, models.ErrorBody] = {
+    400: models.ErrorBody(
+        400,
+        "bad_request",
+        "a version is a whole number from 0 to 9007199254740991",
+        "5f1c09aa00000012",
+        field="Last-Event-ID",
+    ),
+    401: models.ErrorBody(
+        401,
+        "unauthorized",
+        "send Authorization: Bearer <token> of a known player",
+        "5f1c09aa00000020",
+    ),
+    403: models.ErrorBody(
+        403,
+        "not_your_decision",
+        "seat 1 decides now (take_card), not seat 0 (R44)",
+        "5f1c09aa00000031",
+        rule="R44",
+        index=0,
+    ),
+    404: models.ErrorBody(404, "game_not_found", "no game has this id", "5f1c09aa00000044"),
+    409: models.ErrorBody(
+        409,
+        "version_conflict",
+        "the game is at version 57; reload it and decide again",
+        "5f1c09aa00000052",
+        current_version=57,
+    ),
+    413: models.ErrorBody(413, "body_too_large", "Request Entity Too Large", "5f1c09aa00000060"),
+    415: models.ErrorBody(
+        415, "unsupported_media_type", "send the body as application/json", "5f1c09aa00000061"
+    ),
+    422: models.ErrorBody(
+        422,
+        "must_take_built_city",
+        "take the face-up card of Siena, the city you built in (allowed: Siena) (R14)",
+        "5f1c09aa00000077",
+        rule="R14",
+        index=2,
+    ),
+    503: models.ErrorBody(
+        503, "unavailable", "the game store is unreachable; try again", "5f1c09aa00000090"
+    ),
+}
+"""A real answer per status, as the server sends it: the OpenAPI document's examples."""
+
+
+def error_response(status: int) -> ResponseSpec:
+    example = msgspec.to_builtins(ERROR_EXAMPLES[status])
+    return ResponseSpec(
+        data_container=models.ErrorBody,
+        description=ERROR_DESCRIPTIONS[status],
+        generate_examples=False,
+        examples=[Example(summary=ERROR_EXAMPLES[status].error, value=example)],
+    )
+
+
 def _errors(*statuses: int) -> dict[int, ResponseSpec]:
-    descriptions = {
-        400: "Malformed JSON, a wrong type, an unknown field or command type",
-        401: "No bearer token, or an unknown one",
-        403: "Not your seat, not your decision, or a wrong invite code",
-        404: "No such game (or version)",
-        409: "A stale expected_version (the body names the current version), a full game, "
-        "or a command_id reused for another request",
-        413: "The body is larger than the limit",
-        415: "The body is not application/json",
-        422: "Refused by the rules (code, ruling, and the index of the refused command) or an "
-        "invalid game option (the field and the reason)",
-        503: "The game store is unreachable",
-    }
-    return {
-        status: ResponseSpec(data_container=models.ErrorBody, description=descriptions[status])
-        for status in statuses
-    }
+    return {status: error_response(status) for status in statuses}
 
 
 def _json(encoded: bytes) -> Response[bytes]:
@@ -121,7 +180,7 @@ class Players(Controller):
         """Create a player. The token in the answer is shown once: keep it."""
         return await service.create_player(data.name)
 
-    @get("/{player_id:str}", responses=_errors(404))
+    @get("/{player_id:str}", responses=_errors(400, 404))
     async def get_player(self, player_id: FromPath[str], service: Svc) -> models.PlayerInfo:
         """A player's public face: id and name."""
         return await service.player(player_id)
@@ -162,7 +221,7 @@ class Games(Controller):
         status_code=200,
         dependencies=_PLAYER,
         security=BEARER,
-        responses=_errors(401, 403, 404, 409),
+        responses=_errors(400, 401, 403, 404, 409),
     )
     async def leave_game(
         self, game_id: FromPath[str], player: Player, service: Svc
@@ -176,7 +235,7 @@ class Games(Controller):
         status_code=200,
         dependencies=_PLAYER,
         security=BEARER,
-        responses=_errors(401, 403, 404, 409),
+        responses=_errors(400, 401, 403, 404, 409),
     )
     async def cancel_game(
         self, game_id: FromPath[str], player: Player, service: Svc
@@ -188,7 +247,7 @@ class Games(Controller):
         "/{game_id:str}",
         dependencies=_VIEWER,
         security=OPTIONAL_BEARER,
-        responses=_errors(401, 404),
+        responses=_errors(400, 401, 404),
     )
     async def board(self, game_id: FromPath[str], viewer: Viewer, service: Svc) -> View:
         """The board as you may see it: your seat's view, or a spectator's without a token."""
@@ -272,7 +331,7 @@ class Games(Controller):
         "/{game_id:str}/replay",
         dependencies=_VIEWER,
         security=OPTIONAL_BEARER,
-        responses=_errors(401, 404),
+        responses=_errors(400, 401, 404),
     )
     async def replay(self, game_id: FromPath[str], viewer: Viewer, service: Svc) -> Replay:
         """Every step of the game: each event you may see and your view right after it. Once
@@ -283,7 +342,7 @@ class Games(Controller):
         "/{game_id:str}/at/{version:int}",
         dependencies=_VIEWER,
         security=OPTIONAL_BEARER,
-        responses=_errors(401, 404),
+        responses=_errors(400, 401, 404),
     )
     async def at_version(
         self, game_id: FromPath[str], version: FromPath[int], viewer: Viewer, service: Svc
@@ -295,7 +354,7 @@ class Games(Controller):
         "/{game_id:str}/record",
         dependencies=_VIEWER,
         security=OPTIONAL_BEARER,
-        responses=_errors(401, 404),
+        responses=_errors(400, 401, 404),
     )
     async def record(self, game_id: FromPath[str], viewer: Viewer, service: Svc) -> Record:
         """The game record (format `patrician-record/1`, see docs/record.md), redacted for you

@@ -22,6 +22,13 @@ def test_simulate_plays_games_and_prints_a_summary() -> None:
     assert "shared wins" in result.output
 
 
+def test_simulate_piped_prints_only_the_summary_and_counts_one_game_as_one() -> None:
+    result = CliRunner().invoke(main, ["simulate", "--games", "1", "--seats", "2", "--seed", "1"])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("1 random game (towers, 2 seats), seed 1\n")
+    assert "Playing" not in result.output
+
+
 def test_simulate_with_the_same_seed_prints_the_same_scores() -> None:
     args = ["simulate", "--games", "5", "--seats", "3", "--edition", "classic", "--seed", "9"]
     first = CliRunner().invoke(main, args).output.splitlines()
@@ -45,6 +52,7 @@ def test_simulate_refuses_impossible_options_with_the_reason() -> None:
     result = CliRunner().invoke(main, ["simulate", "--edition", "classic", "--module", "delegates"])
     assert result.exit_code != 0
     assert "towers edition" in result.output
+    assert "--module" in result.output and "--modules" not in result.output
     result = CliRunner().invoke(main, ["simulate", "--seats", "7"])
     assert result.exit_code != 0
 
