@@ -35,7 +35,7 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 import redis  # noqa: E402
 import redis.asyncio  # noqa: E402
 
-from domain.decide import play  # noqa: E402
+from domain.decide import decide  # noqa: E402
 from domain.events import encoder  # noqa: E402
 from domain.evolve import fold  # noqa: E402
 from domain.legal import legal_commands  # noqa: E402
@@ -43,7 +43,7 @@ from domain.setup import new_game  # noqa: E402
 from domain.state import NEW_GAME  # noqa: E402
 from server.carddata import load_game_data  # noqa: E402
 from server.simulate import random_game  # noqa: E402
-from store import AsyncEventStore, EventStore  # noqa: E402
+from store.client import AsyncEventStore, EventStore  # noqa: E402
 from store.loading import SnapshotPolicy, load_game, snapshot_if_due  # noqa: E402
 
 EVENT = b'{"type":"card_played","seat":1,"card":"c17"}'
@@ -116,7 +116,7 @@ def recorded_batches(games: int) -> list[list[list[bytes]]]:
         state = fold(opening)
         while state.pending is not None:
             legal = legal_commands(state, state.pending.seat)
-            events, state = play(state, state.pending.seat, legal[rng.randrange(len(legal))])
+            events, state = decide(state, state.pending.seat, legal[rng.randrange(len(legal))])
             batches.append(events)
         recorded.append([[encoder.encode(event) for event in batch] for batch in batches])
     return recorded

@@ -59,7 +59,7 @@ class _Run:
         self.state = evolve(self.state, event)
 
 
-def play(state: State, seat: int, command: Command) -> tuple[list[Event], State]:
+def decide(state: State, seat: int, command: Command) -> tuple[list[Event], State]:
     """Decide `command` for `seat` and return the events with the state they lead to."""
     pending = state.pending
     if pending is None:
@@ -113,22 +113,17 @@ def play(state: State, seat: int, command: Command) -> tuple[list[Event], State]
     return run.events, run.state
 
 
-def play_all(state: State, seat: int, commands: Sequence[Command]) -> tuple[list[Event], State]:
+def decide_all(state: State, seat: int, commands: Sequence[Command]) -> tuple[list[Event], State]:
     """Decide a seat's commands one after the other, all of them or none (`CommandRefused`
     names the first refused); the events and the state they lead to."""
     events: list[Event] = []
     for index, command in enumerate(commands):
         try:
-            decided, state = play(state, seat, command)
+            decided, state = decide(state, seat, command)
         except IllegalCommand as error:
             raise CommandRefused(index, error) from None
         events += decided
     return events, state
-
-
-def decide(state: State, seat: int, command: Command) -> list[Event]:
-    """The events that follow from `seat` sending `command`; raises `IllegalCommand`."""
-    return play(state, seat, command)[0]
 
 
 # --- the sequence of steps ----------------------------------------------------------------

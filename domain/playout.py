@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from domain.commands import Command
-from domain.decide import play
+from domain.decide import decide
 from domain.events import Event
 from domain.legal import legal_commands
 from domain.state import State
@@ -22,6 +22,6 @@ def play_out(state: State, choose: Chooser) -> tuple[State, list[Event]]:
     log: list[Event] = []
     while (pending := state.pending) is not None:
         command = choose(state, legal_commands(state, pending.seat))
-        events, state = play(state, pending.seat, command)
+        events, state = decide(state, pending.seat, command)
         log += events
     return state, log

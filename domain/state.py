@@ -79,6 +79,14 @@ class State(msgspec.Struct, frozen=True, gc=False):
         """Over or cancelled: nothing will be decided any more, and nothing is secret (R42)."""
         return self.phase in ("over", "cancelled")
 
+    def seat_of(self, player: str) -> int | None:
+        """The seat `player` holds in this game (one per player), or None before the seats
+        are drawn and for anyone not at the table."""
+        for seat, joined in enumerate(self.seat_players):
+            if self.players[joined] == player:
+                return seat
+        return None
+
     def played_card(self) -> CardInfo:
         """The card the active seat played this turn."""
         assert self.card is not None

@@ -17,7 +17,7 @@ from collections.abc import Iterator, Sequence
 import msgspec
 
 from domain.board import RULES_VERSION, Board
-from domain.decide import play_all
+from domain.decide import decide_all
 from domain.errors import CommandRefused, IllegalCommand, InvalidOptions
 from domain.events import (
     Event,
@@ -296,7 +296,7 @@ def _decide(
             "commands",
             f"{where}.player_id: {batch.player_id} holds seat {seat}, not seat {batch.seat}",
         )
-    return play_all(state, batch.seat, batch.commands)[0]
+    return decide_all(state, batch.seat, batch.commands)[0]
 
 
 def _same_events(
@@ -330,5 +330,5 @@ def _version_of(state: State, batch: RecordCommand, index: int) -> int:
     """The version at which command `index` of a batch would have been decided."""
     if index == 0:
         return batch.first_version
-    events, _ = play_all(state, batch.seat or 0, batch.commands[:index])
+    events, _ = decide_all(state, batch.seat or 0, batch.commands[:index])
     return batch.first_version + len(events)

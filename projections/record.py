@@ -30,7 +30,6 @@ from domain.events import (
 from domain.gamedata import GameData
 from domain.state import State
 from domain.view import visible
-from store.games import Meta
 
 FORMAT = "patrician-record/1"
 
@@ -74,7 +73,7 @@ class RecordEvent(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     data: str
 
 
-class Head(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class RecordHead(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     version: int
     hash: str
 
@@ -94,7 +93,7 @@ class Record(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     commands: tuple[RecordCommand, ...]
     result: GameEnded | None
     events: tuple[RecordEvent, ...]
-    head: Head
+    head: RecordHead
 
 
 class LoggedEvent(msgspec.Struct, frozen=True, gc=False):
@@ -106,18 +105,11 @@ class LoggedEvent(msgspec.Struct, frozen=True, gc=False):
     hash: str
 
 
-class LoggedBatch(msgspec.Struct, frozen=True, gc=False):
-    command_id: str
-    meta: Meta
-    first_version: int
-    last_version: int
-
-
 def build_record(
     game_id: str,
     state: State,
     log: Sequence[LoggedEvent],
-    batches: Sequence[LoggedBatch],
+    commands: Sequence[RecordCommand],
     seat: int | None,
 ) -> Record:
     """The record of the game whose whole log is `log` (folded: `state`), as `seat` (None:
@@ -145,26 +137,14 @@ def build_record(
             server_seed=server_seed,
         ),
         deal=deal_of([entry.event for entry in log]) if over and seat_players else None,
-        commands=tuple(
-            RecordCommand(
-                command_id=batch.command_id,
-                kind=batch.meta.kind,
-                player_id=batch.meta.player,
-                seat=batch.meta.seat,
-                time=batch.meta.time,
-                commands=batch.meta.commands,
-                first_version=batch.first_version,
-                last_version=batch.last_version,
-            )
-            for batch in batches
-        ),
+        commands=tuple(commands),
         result=result,
         events=tuple(
             RecordEvent(entry.version, entry.hash, entry.data.decode())
             for entry in log
             if visible(entry.event, seat, over)
         ),
-        head=Head(log[-1].version, log[-1].hash),
+        head=RecordHead(log[-1].version, log[-1].hash),
     )
 
 

@@ -1,4 +1,5 @@
-"""The one table from domain and store errors to HTTP answers.
+"""The one table from domain, store and server errors to HTTP answers, and what the OpenAPI
+document says of each status.
 
 Every refusal is a JSON `ErrorBody`: the status, a stable `error` code, a message for people,
 and where it applies the field, the ruling, the index of the refused command or the current
@@ -14,16 +15,107 @@ import msgspec
 import structlog
 from litestar import Request, Response
 from litestar.exceptions import HTTPException, NotAuthorizedException, ValidationException
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.openapi.spec import Example
 from litestar.types import ExceptionHandlersMap
 
 from domain.errors import CommandRefused, IllegalCommand, InvalidOptions
+from server import models
 from server.models import BadParameter, ErrorBody
 from server.request_ids import request_id_of
-from server.service import NotFound, Unauthorized
-from store.errors import CommandIdReused, StoreUnavailable, VersionConflict
-from store.games import GameNotFound, NotSeated, WrongInvite
+from store.errors import (
+    CommandIdReused,
+    GameNotFound,
+    NotSeated,
+    StoreUnavailable,
+    VersionConflict,
+    WrongInvite,
+)
 
 log = structlog.get_logger("patrician.errors")
+
+
+class Unauthorized(Exception):
+    """No bearer token, or one that belongs to nobody: 401."""
+
+
+class NotFound(Exception):
+    """Nothing at this address (a player, a version beyond the game's): 404."""
+
+
+ERROR_DESCRIPTIONS = {
+    400: "Malformed JSON, a wrong type, an unknown field or command type, or a malformed "
+    "parameter (a version that is not a whole number from 0 to 2^53 - 1, say)",
+    401: "No bearer token, or an unknown one",
+    403: "Not your seat, not your decision, not your table, or a wrong invite code",
+    404: "No such game, player or version",
+    409: "A stale expected_version (the body names the current version), a full or closed "
+    "table, or a command_id reused for another request",
+    413: "The body is larger than the limit",
+    415: "The body is not application/json",
+    422: "Refused by the rules (code, ruling, and the index of the refused command) or an "
+    "invalid option or name (the field and the reason)",
+    503: "The game store is unreachable",
+}
+
+ERROR_EXAMPLES: dict[int, models.ErrorBody] = {
+    400: models.ErrorBody(
+        400,
+        "bad_request",
+        "a version is a whole number from 0 to 9007199254740991",
+        "5f1c09aa00000012",
+        field="Last-Event-ID",
+    ),
+    401: models.ErrorBody(
+        401,
+        "unauthorized",
+        "send Authorization: Bearer <token> of a known player",
+        "5f1c09aa00000020",
+    ),
+    403: models.ErrorBody(
+        403,
+        "not_your_decision",
+        "seat 1 decides now (take_card), not seat 0 (R44)",
+        "5f1c09aa00000031",
+        rule="R44",
+        index=0,
+    ),
+    404: models.ErrorBody(404, "game_not_found", "no game has this id", "5f1c09aa00000044"),
+    409: models.ErrorBody(
+        409,
+        "version_conflict",
+        "the game is at version 57; reload it and decide again",
+        "5f1c09aa00000052",
+        current_version=57,
+    ),
+    413: models.ErrorBody(413, "body_too_large", "Request Entity Too Large", "5f1c09aa00000060"),
+    415: models.ErrorBody(
+        415, "unsupported_media_type", "send the body as application/json", "5f1c09aa00000061"
+    ),
+    422: models.ErrorBody(
+        422,
+        "must_take_built_city",
+        "take the face-up card of Siena, the city you built in (allowed: Siena) (R14)",
+        "5f1c09aa00000077",
+        rule="R14",
+        index=2,
+    ),
+    503: models.ErrorBody(
+        503, "unavailable", "the game store is unreachable; try again", "5f1c09aa00000090"
+    ),
+}
+"""A real answer per status, as the server sends it: the OpenAPI document's examples."""
+
+
+def error_response(status: int) -> ResponseSpec:
+    example = msgspec.to_builtins(ERROR_EXAMPLES[status])
+    return ResponseSpec(
+        data_container=models.ErrorBody,
+        description=ERROR_DESCRIPTIONS[status],
+        generate_examples=False,
+        examples=[Example(summary=ERROR_EXAMPLES[status].error, value=example)],
+    )
+
 
 # Refusals by the rules that are about who may act, not about the command.
 _FORBIDDEN_CODES = {"not_your_decision": 403, "not_at_table": 403, "not_creator": 403}

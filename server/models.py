@@ -105,7 +105,7 @@ class NewGame(_Request, frozen=True):
     answers the first one. Without it a retry makes another game."""
 
 
-class GameCreated(msgspec.Struct, frozen=True):
+class CreatedGame(msgspec.Struct, frozen=True):
     game_id: str
     invite_code: str
     seed_commitment: str

@@ -5,39 +5,11 @@ Every player action becomes events appended to the game's Redis stream by one Lu
 else (state, boards, replays, inboxes, audits) is derived from these streams. See
 docs/store.md for the key layout, the entry format and the chain.
 
-`EventStore` takes a sync client, `AsyncEventStore` an asyncio one; `store.loading` turns a
-stream back into a `domain.state.State`, using snapshots. Nothing here makes a client.
+The modules, each with one job: `protocol` (operations as generators of Redis requests),
+`context` (what a store's operations share), `appending` (the append), `streams` (reading a
+stream), `loading` (a game's state from a snapshot and the events after it), `client` (the
+sync and asyncio stores that carry requests to a Redis client), `games` and `reads` (the
+command path and its reads), `accounts` (players and listings), `chain`, `keys`, `records`,
+`errors`, `scripts`. Nothing here makes a client, and importing this package imports none of
+them: the offline audit uses `chain` without Redis installed.
 """
-
-from store.chain import ZERO_HASH, ChainBroken
-from store.client import AsyncEventStore, EventStore
-from store.errors import (
-    CommandIdReused,
-    CorruptGame,
-    DuplicateCommand,
-    StoreError,
-    StoreUnavailable,
-    VersionConflict,
-)
-from store.keys import KeySpace
-from store.records import AppendResult, Batch, Head, OutboxEntry, Snapshot, StoredEvent
-
-__all__ = [
-    "ZERO_HASH",
-    "AppendResult",
-    "AsyncEventStore",
-    "Batch",
-    "ChainBroken",
-    "CommandIdReused",
-    "CorruptGame",
-    "DuplicateCommand",
-    "EventStore",
-    "Head",
-    "KeySpace",
-    "OutboxEntry",
-    "Snapshot",
-    "StoreError",
-    "StoreUnavailable",
-    "StoredEvent",
-    "VersionConflict",
-]

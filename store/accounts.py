@@ -2,7 +2,7 @@
 
 A token is a random secret shown once; only its SHA-256 is kept (a token is 256 random bits,
 so a plain hash cannot be brute-forced and lets a lookup be one GET). Store operations in the
-style of `store.ops`, so the asyncio server and sync tools share them.
+style of `store.protocol`, so the asyncio server and sync tools share them.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from collections.abc import Sequence
 import msgspec
 
 from domain.errors import InvalidOptions
-from store import ops
 from store.errors import CommandIdReused
+from store.protocol import Call, Op, evaluate
 
 MAX_NAME = 40
 """A player's name is 1-40 characters once trimmed."""
@@ -83,23 +83,23 @@ class Accounts:
         return f"{self.prefix}:lobby"
 
 
-def create_player_op(accounts: Accounts, player: Player, token: str) -> ops.Op[None]:
+def create_player_op(accounts: Accounts, player: Player, token: str) -> Op[None]:
     """Record the player, then its token: a token never points to a missing player."""
-    yield ops.Call("set", (accounts.player(player.player_id), _player_encoder.encode(player)))
-    yield ops.Call("set", (accounts.token(token_digest(token)), player.player_id))
+    yield Call("set", (accounts.player(player.player_id), _player_encoder.encode(player)))
+    yield Call("set", (accounts.token(token_digest(token)), player.player_id))
 
 
-def authenticate_op(accounts: Accounts, token: str) -> ops.Op[str | None]:
+def authenticate_op(accounts: Accounts, token: str) -> Op[str | None]:
     """The player id a bearer token belongs to, or None."""
-    found = yield ops.Call("get", (accounts.token(token_digest(token)),))
+    found = yield Call("get", (accounts.token(token_digest(token)),))
     return None if found is None else bytes(found).decode()
 
 
-def players_op(accounts: Accounts, player_ids: Sequence[str]) -> ops.Op[dict[str, Player]]:
+def players_op(accounts: Accounts, player_ids: Sequence[str]) -> Op[dict[str, Player]]:
     """The records of these players (unknown ids are left out)."""
     players = {}
     for player_id in player_ids:  # one GET each, not MGET: the keys lie in different slots
-        raw = yield ops.Call("get", (accounts.player(player_id),))
+        raw = yield Call("get", (accounts.player(player_id),))
         if raw is not None:
             players[player_id] = _player_decoder.decode(raw)
     return players
@@ -107,70 +107,70 @@ def players_op(accounts: Accounts, player_ids: Sequence[str]) -> ops.Op[dict[str
 
 def claim_creation_op(
     accounts: Accounts, player_id: str, command_id: str, game_id: str, request: str
-) -> ops.Op[str]:
+) -> Op[str]:
     """The game a creation request makes: `game_id` for a new command id, the game of the
     first request for one seen before (a retry); `CommandIdReused` when that first request
     asked for something else. Claimed before the game is created, so that a retry after a
     lost answer creates the same game (or finds it made) and never a second one."""
     key = accounts.creations(player_id)
-    claimed = yield ops.Call("hsetnx", (key, command_id, f"{game_id} {request}"))
+    claimed = yield Call("hsetnx", (key, command_id, f"{game_id} {request}"))
     if claimed:
         return game_id
-    found = yield ops.Call("hget", (key, command_id))
+    found = yield Call("hget", (key, command_id))
     first_game, _, first_request = bytes(found).decode().partition(" ")
     if first_request != request:
         raise CommandIdReused(command_id)
     return first_game
 
 
-def list_game(accounts: Accounts, player_id: str, game_id: str, score: float) -> ops.Call:
+def list_game(accounts: Accounts, player_id: str, game_id: str, score: float) -> Call:
     """List a game among the player's, scored by when it was last listed: made before the
     append that seats the player (see `store.games`), and again by each retried join, so
     that a listing is always younger than the append it waits for."""
-    return ops.Call("zadd", (accounts.games(player_id), {game_id: score}))
+    return Call("zadd", (accounts.games(player_id), {game_id: score}))
 
 
-def games_of_op(accounts: Accounts, player_id: str) -> ops.Op[list[tuple[str, float]]]:
+def games_of_op(accounts: Accounts, player_id: str) -> Op[list[tuple[str, float]]]:
     """The player's games and when each was listed (seconds since the epoch)."""
-    found = yield ops.Call("zrange", (accounts.games(player_id), 0, -1, False, True))
+    found = yield Call("zrange", (accounts.games(player_id), 0, -1, False, True))
     return [(bytes(game).decode(), float(score)) for game, score in found]
 
 
 def unlist_game_op(
     accounts: Accounts, player_id: str, game_id: str, listed_before: float
-) -> ops.Op[None]:
+) -> Op[None]:
     """Take a game off the player's list if it was listed before `listed_before` and not
     since: a listing whose append never landed."""
     yield from _unlist(accounts.games(player_id), game_id, listed_before)
 
 
-def drop_listing_op(accounts: Accounts, player_id: str, game_id: str) -> ops.Op[None]:
+def drop_listing_op(accounts: Accounts, player_id: str, game_id: str) -> Op[None]:
     """Take a game off the player's list for good: they left its table."""
-    yield ops.Call("zrem", (accounts.games(player_id), game_id))
+    yield Call("zrem", (accounts.games(player_id), game_id))
 
 
-def _unlist(key: str, member: str, listed_before: float) -> ops.Op[None]:
-    yield from ops.evaluate("unlist", 1, (key, member, repr(listed_before)))
+def _unlist(key: str, member: str, listed_before: float) -> Op[None]:
+    yield from evaluate("unlist", 1, (key, member, repr(listed_before)))
 
 
-def open_game(accounts: Accounts, game_id: str, score: float) -> ops.Call:
+def open_game(accounts: Accounts, game_id: str, score: float) -> Call:
     """List a game in the lobby while it waits for players. Made before the append that
     creates the game (see `store.games`)."""
-    return ops.Call("zadd", (accounts.lobby(), {game_id: score}))
+    return Call("zadd", (accounts.lobby(), {game_id: score}))
 
 
-def close_game_op(accounts: Accounts, game_id: str) -> ops.Op[None]:
+def close_game_op(accounts: Accounts, game_id: str) -> Op[None]:
     """Take a game out of the lobby: once its table is full, it never waits again."""
-    yield ops.Call("zrem", (accounts.lobby(), game_id))
+    yield Call("zrem", (accounts.lobby(), game_id))
 
 
-def drop_open_game_op(accounts: Accounts, game_id: str, listed_before: float) -> ops.Op[None]:
+def drop_open_game_op(accounts: Accounts, game_id: str, listed_before: float) -> Op[None]:
     """Take a game out of the lobby if it was listed before `listed_before`: a listing whose
     creation never landed."""
     yield from _unlist(accounts.lobby(), game_id, listed_before)
 
 
-def lobby_op(accounts: Accounts, limit: int) -> ops.Op[list[tuple[str, float]]]:
+def lobby_op(accounts: Accounts, limit: int) -> Op[list[tuple[str, float]]]:
     """The games waiting for players, oldest first, and when each was listed."""
-    found = yield ops.Call("zrange", (accounts.lobby(), 0, limit - 1, False, True))
+    found = yield Call("zrange", (accounts.lobby(), 0, limit - 1, False, True))
     return [(bytes(game).decode(), float(score)) for game, score in found]

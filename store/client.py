@@ -1,9 +1,11 @@
 """The event store over a Redis client: `EventStore` (sync) and `AsyncEventStore` (asyncio).
 
-Both are thin: every operation is written once in `store.ops` as a generator of Redis
-requests, and a store only carries the requests to its client (`run`) and translates Redis
-failures into `StoreUnavailable`. The public methods are those operations bound to a store, so
-their signatures and docstrings are the ones in `store.ops`. Clients are passed in, never made
+Both are thin: every operation is written once as a generator of Redis requests
+(`store.protocol`; the operations are in `store.appending` and `store.streams`), and a store
+only carries the requests to its client (`run`), throws a Redis error reply into the
+operation (which may handle it) and translates Redis failures into `StoreUnavailable`. The
+public methods are those operations bound to a store, so their signatures and docstrings are
+the ones of the operations. Clients are passed in, never made
 here: `redis.Redis`, `redis.cluster.RedisCluster`, `fakeredis.FakeRedis` and their asyncio
 counterparts all work. They must not decode responses: events are bytes, hashed as bytes.
 """
@@ -12,17 +14,18 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Callable, Coroutine, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from functools import wraps
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
-from redis.exceptions import NoScriptError
+from redis.exceptions import ResponseError
 
-from store import ops
+from store import appending, streams
+from store.context import Context
 from store.errors import translated_errors
 from store.keys import KeySpace
-from store.records import AppendResult, StoredEvent
-from store.scripts import sha, source
+from store.protocol import Op, Request, dispatch
+from store.records import StoredEvent
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -43,7 +46,7 @@ class _Store:
         if getattr(encoder, "decode_responses", False):
             raise ValueError("the event store needs a client with decode_responses=False")
         self.client = client
-        self.context = ops.Context(KeySpace(prefix, shards), head_cache_size)
+        self.context = Context(KeySpace(prefix, shards), head_cache_size)
 
     @property
     def keys(self) -> KeySpace:
@@ -51,7 +54,7 @@ class _Store:
 
 
 def _sync(
-    op: Callable[Concatenate[ops.Context, P], ops.Op[T]],
+    op: Callable[Concatenate[Context, P], Op[T]],
 ) -> Callable[Concatenate[EventStore, P], T]:
     @wraps(op)
     def method(self: EventStore, /, *args: P.args, **kwargs: P.kwargs) -> T:
@@ -61,7 +64,7 @@ def _sync(
 
 
 def _async(
-    op: Callable[Concatenate[ops.Context, P], ops.Op[T]],
+    op: Callable[Concatenate[Context, P], Op[T]],
 ) -> Callable[Concatenate[AsyncEventStore, P], Coroutine[Any, Any, T]]:
     @wraps(op)
     async def method(self: AsyncEventStore, /, *args: P.args, **kwargs: P.kwargs) -> T:
@@ -99,8 +102,8 @@ class _Idle:
 class EventStore(_Store):
     """The event store for a sync client (`redis.Redis`, `RedisCluster`, `FakeRedis`)."""
 
-    def run(self, op: ops.Op[T]) -> T:
-        """Carry out one operation of `store.ops` on this store's client."""
+    def run(self, op: Op[T]) -> T:
+        """Carry out one operation on this store's client."""
         step, reply = op.send, None
         with translated_errors:
             while True:
@@ -110,48 +113,19 @@ class EventStore(_Store):
                     result: T = done.value
                     return result
                 try:
-                    step, reply = op.send, ops.dispatch(self.client, request)
-                except NoScriptError as error:
+                    step, reply = op.send, dispatch(self.client, request)
+                except ResponseError as error:  # for the operation to handle, or not
                     step, reply = op.throw, error
 
-    def append(
-        self,
-        game_id: str,
-        expected_version: int,
-        events: Sequence[bytes],
-        command_id: str,
-        metadata: bytes = b"",
-        *,
-        request_digest: str | None = None,
-    ) -> AppendResult:
-        """`store.ops.append`, whose rules it shares (`ops.AppendCall`), without the operation
-        machinery: a single writer appends as fast as the client can carry one script."""
-        call = ops.AppendCall(
-            self.context, game_id, expected_version, events, command_id, metadata, request_digest
-        )
-        client, script = self.client, sha("append")
-        with translated_errors:
-            while True:
-                arguments = call.arguments()
-                try:
-                    reply = client.evalsha(script, 3, *arguments)
-                except NoScriptError:  # the script did not run: load it and send again
-                    client.script_load(source("append"))
-                    reply = client.evalsha(script, 3, *arguments)
-                result = call.outcome(reply)
-                if result is not None:
-                    return result
-
-    head = _sync(ops.head)
-    read = _sync(ops.read)
-    batches = _sync(ops.batches)
-    command_result = _sync(ops.command_result)
-    command_record = _sync(ops.command_record)
-    last_batch = _sync(ops.last_batch)
-    verify = _sync(ops.verify)
-    save_snapshot = _sync(ops.save_snapshot)
-    load_snapshot = _sync(ops.load_snapshot)
-    read_outbox = _sync(ops.read_outbox)
+    append = _sync(appending.append)
+    head = _sync(streams.head)
+    read = _sync(streams.read)
+    batches = _sync(streams.batches)
+    command_result = _sync(streams.command_result)
+    command_record = _sync(streams.command_record)
+    last_batch = _sync(streams.last_batch)
+    verify = _sync(streams.verify)
+    read_outbox = _sync(streams.read_outbox)
 
     def follow(
         self, game_id: str, after: int = 0, *, timeout: float | None = None, poll: float = 1.0
@@ -162,7 +136,7 @@ class EventStore(_Store):
         idle = _Idle(timeout, poll)
         go_on, block = idle.next_block()
         while go_on:
-            events = self.run(ops.poll(self.context, game_id, after, block, 100))
+            events = self.run(streams.poll(self.context, game_id, after, block, 100))
             if events:
                 idle.reset()
                 after = events[-1].version
@@ -185,9 +159,9 @@ class _AutoPipeline:
     def __init__(self, client: Any, gather: float) -> None:
         self._client = client
         self._gather = gather
-        self._batch: list[tuple[ops.Request, asyncio.Future[Any] | None]] | None = None
+        self._batch: list[tuple[Request, asyncio.Future[Any] | None]] | None = None
 
-    async def send(self, request: ops.Request) -> Any:
+    async def send(self, request: Request) -> Any:
         if self._batch is not None:  # a batch is gathering: join it
             future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
             self._batch.append((request, future))
@@ -208,7 +182,7 @@ class _AutoPipeline:
             raise replies[0]
         return replies[0]
 
-    async def _deliver(self, batch: list[tuple[ops.Request, Any]]) -> list[Any]:
+    async def _deliver(self, batch: list[tuple[Request, Any]]) -> list[Any]:
         """Send the batch and hand each waiter its reply; return the replies."""
         replies = await self._execute(batch)
         for (_request, waiter), reply in zip(batch, replies, strict=True):
@@ -220,14 +194,14 @@ class _AutoPipeline:
                 waiter.set_result(reply)
         return replies
 
-    async def _execute(self, batch: list[tuple[ops.Request, Any]]) -> list[Any]:
+    async def _execute(self, batch: list[tuple[Request, Any]]) -> list[Any]:
         """The replies, in order; an error stands in the place of its request."""
         try:
             if len(batch) == 1:
-                return [await _settled(ops.dispatch(self._client, batch[0][0]))]
+                return [await _settled(dispatch(self._client, batch[0][0]))]
             pipe = self._client.pipeline(transaction=False)
             for request, _waiter in batch:
-                ops.dispatch(pipe, request)
+                dispatch(pipe, request)
             return list(await pipe.execute(raise_on_error=False))
         except Exception as error:  # the connection failed: every request of the batch did
             return [error] * len(batch)
@@ -266,8 +240,8 @@ class AsyncEventStore(_Store):
         super().__init__(client, prefix=prefix, shards=shards, head_cache_size=head_cache_size)
         self._pipeline = _AutoPipeline(client, gather) if pipelined else None
 
-    async def run(self, op: ops.Op[T]) -> T:
-        """Carry out one operation of `store.ops` on this store's client."""
+    async def run(self, op: Op[T]) -> T:
+        """Carry out one operation on this store's client."""
         step, reply = op.send, None
         pipeline = self._pipeline
         with translated_errors:
@@ -279,24 +253,22 @@ class AsyncEventStore(_Store):
                     return result
                 try:
                     if pipeline is None:
-                        reply = await ops.dispatch(self.client, request)
+                        reply = await dispatch(self.client, request)
                     else:
                         reply = await pipeline.send(request)
                     step = op.send
-                except NoScriptError as error:
+                except ResponseError as error:  # for the operation to handle, or not
                     step, reply = op.throw, error
 
-    append = _async(ops.append)
-    head = _async(ops.head)
-    read = _async(ops.read)
-    batches = _async(ops.batches)
-    command_result = _async(ops.command_result)
-    command_record = _async(ops.command_record)
-    last_batch = _async(ops.last_batch)
-    verify = _async(ops.verify)
-    save_snapshot = _async(ops.save_snapshot)
-    load_snapshot = _async(ops.load_snapshot)
-    read_outbox = _async(ops.read_outbox)
+    append = _async(appending.append)
+    head = _async(streams.head)
+    read = _async(streams.read)
+    batches = _async(streams.batches)
+    command_result = _async(streams.command_result)
+    command_record = _async(streams.command_record)
+    last_batch = _async(streams.last_batch)
+    verify = _async(streams.verify)
+    read_outbox = _async(streams.read_outbox)
 
     async def follow(
         self, game_id: str, after: int = 0, *, timeout: float | None = None, poll: float = 1.0
@@ -306,7 +278,7 @@ class AsyncEventStore(_Store):
         go_on, block = idle.next_block()
         while go_on:
             for event in (
-                events := await self.run(ops.poll(self.context, game_id, after, block, 100))
+                events := await self.run(streams.poll(self.context, game_id, after, block, 100))
             ):
                 yield event
             if events:

@@ -56,6 +56,18 @@ class CommandIdReused(StoreError):
         return f"command id {self.command_id!r} was already used for another request"
 
 
+class GameNotFound(StoreError):
+    """No game has this id."""
+
+
+class NotSeated(StoreError):
+    """The player holds no seat in this game, so it cannot act in it."""
+
+
+class WrongInvite(StoreError):
+    """The invite code does not open this game."""
+
+
 class StoreUnavailable(StoreError):
     """Redis could not be reached or could not serve the request (down, loading, failing over,
     out of memory). Whether a write landed is unknown: retry it with the same command id."""

@@ -1,14 +1,15 @@
 """The command path: the one way a game changes (create, join, commands).
 
 Load the state (cached by version), decide with the domain, append with the expected version.
-Written as store operations (generators of Redis requests, see `store.ops`) so that the asyncio
-server and sync tools run the same logic; `GameService` runs them on an `AsyncEventStore`.
+Written as store operations (generators of Redis requests, see `store.protocol`) so that the asyncio
+server and sync tools run the same logic; `server.game_service` runs them on an
+`AsyncEventStore`; the reads are in `store.reads`.
 
 Idempotency: a command id names one request of one seat (its commands and expected version).
 Sent again, it gets the first result again, even when the game has moved on since; sent with
 other content, it is refused. Concurrency: a stale expected version is a conflict that reports
-the current version; a caller without an expected version (a bot, a timer) is retried a bounded
-number of times on a conflict, as long as its command is still legal.
+the current version. A change of the table (a join, a leave) needs no expected version: it is
+decided again on the newer state, a bounded number of times.
 """
 
 from __future__ import annotations
@@ -16,48 +17,34 @@ from __future__ import annotations
 import hashlib
 import hmac
 from collections.abc import Callable, Sequence
-from typing import Literal
 
 import msgspec
 from cachetools import LRUCache
 
 from domain.commands import Command
-from domain.decide import play_all
+from domain.decide import decide_all
 from domain.errors import CommandRefused, IllegalCommand
-from domain.events import Event, encoder, event_decoder, events_decoder
+from domain.events import Event, encoder
 from domain.evolve import fold
 from domain.gamedata import GameData
 from domain.setup import cancel_game, create_game, join_game, leave_game
 from domain.state import NEW_GAME, State
-from store import ops
-from store.errors import CommandIdReused, DuplicateCommand, StoreError, VersionConflict
+from store import appending, streams
+from store.context import Context
+from store.errors import (
+    CommandIdReused,
+    DuplicateCommand,
+    NotSeated,
+    VersionConflict,
+    WrongInvite,
+)
 from store.keys import check_game_id
-from store.loading import SnapshotPolicy, load_op, snapshot_if_due_op
-from store.records import AppendResult, Batch
+from store.loading import SnapshotPolicy, snapshot_if_due_op
+from store.protocol import Call, Op
+from store.reads import current_op, events_op
+from store.records import AppendMeta, AppendResult
 
 _commands_encoder = msgspec.json.Encoder()
-
-
-class GameNotFound(StoreError):
-    """No game has this id."""
-
-
-class NotSeated(StoreError):
-    """The player holds no seat in this game, so it cannot act in it."""
-
-
-class WrongInvite(StoreError):
-    """The invite code does not open this game."""
-
-
-class Meta(msgspec.Struct, frozen=True):
-    """What the store keeps with every append, in the batch metadata: who asked, when, what."""
-
-    kind: Literal["create", "join", "commands", "leave", "cancel"]
-    player: str
-    time: str
-    seat: int | None = None
-    commands: tuple[Command, ...] = ()
 
 
 class Outcome(msgspec.Struct, frozen=True):
@@ -70,10 +57,11 @@ class Outcome(msgspec.Struct, frozen=True):
     events: tuple[Event, ...]
     state: State
     repeated: bool = False
+    seat: int | None = None
+    """The seat the commands were decided for (the caller answers that seat)."""
 
 
 _meta_encoder = msgspec.json.Encoder()
-meta_decoder = msgspec.json.Decoder(Meta)
 
 
 class StateCache:
@@ -92,13 +80,13 @@ class StateCache:
             self._states[game_id] = state
 
 
-class Games:
+class CommandPath:
     """What the command path needs besides Redis: the store context, the card data new games
     are created with, the state cache and the snapshot policy."""
 
     def __init__(
         self,
-        context: ops.Context,
+        context: Context,
         game_data: GameData,
         *,
         cache: StateCache | None = None,
@@ -124,89 +112,21 @@ def invite_code_of(state: State) -> str:
     return hmac.new(seed, b"patrician-invite", hashlib.sha256).hexdigest()[:24]
 
 
-def seat_of(state: State, player: str) -> int | None:
-    """The seat `player` holds in this game (one per player), or None."""
-    for seat, joined in enumerate(state.seat_players):
-        if state.players[joined] == player:
-            return seat
-    return None
-
-
-# --- reading -------------------------------------------------------------------------------
-
-
-def current_op(games: Games, game_id: str, expected: int | None = None) -> ops.Op[State]:
-    """The game's state at its head: the cached state caught up with the events after it,
-    or loaded from the latest snapshot. Raises `GameNotFound`.
-
-    With `expected`, a cached state at exactly that version is taken as it is, without a read:
-    the caller is about to append at that version, and the append itself refuses a stale one.
-    So is a cached state of a game that is over: its last append (final scores and the seed)
-    was its last, as nothing is decided after the end (R19).
-    """
-    try:
-        check_game_id(game_id)
-    except ValueError:
-        raise GameNotFound(game_id) from None  # no game can have such an id
-    state = games.cache.get(game_id)
-    if state is not None and (state.version == expected or state.finished):
-        return state
-    if state is None:
-        loaded = yield from load_op(games.context, game_id)
-        state = loaded.state
-    else:
-        newer = yield from ops.read(games.context, game_id, after=state.version)
-        if newer:
-            state = fold(
-                events_decoder.decode(b"[" + b",".join(e.data for e in newer) + b"]"), state
-            )
-    if state.version == 0:
-        raise GameNotFound(game_id)
-    games.cache.put(game_id, state)
-    return state
-
-
-def log_op(games: Games, game_id: str) -> ops.Op[list[tuple[int, Event, bytes, str]]]:
-    """The whole log: (version, event, exact bytes, chain hash) per event."""
-    stored = yield from ops.read(games.context, game_id)
-    if not stored:
-        raise GameNotFound(game_id)
-    return [(e.version, event_decoder.decode(e.data), e.data, e.hash) for e in stored]
-
-
-def batches_op(games: Games, game_id: str) -> ops.Op[list[Batch]]:
-    return (yield from ops.batches(games.context, game_id))
-
-
-def last_change_op(games: Games, game_id: str) -> ops.Op[str | None]:
-    """When the game last changed: the time of its last append (from the batch metadata)."""
-    batch = yield from ops.last_batch(games.context, game_id)
-    return None if batch is None else meta_decoder.decode(batch.metadata).time
-
-
-def events_op(games: Games, game_id: str, first: int, last: int) -> ops.Op[tuple[Event, ...]]:
-    stored = yield from ops.read(games.context, game_id, after=first - 1, to=last)
-    return tuple(event_decoder.decode(e.data) for e in stored)
-
-
-# --- writing -------------------------------------------------------------------------------
-
-
 def _append_op(
-    games: Games,
+    path: CommandPath,
     game_id: str,
     *,
     state: State,
     events: Sequence[Event],
     after: State,
     command_id: str,
-    meta: Meta,
+    meta: AppendMeta,
     request: str,
-) -> ops.Op[Outcome]:
+) -> Op[Outcome]:
     """Append the events decided on `state` (leading to `after`); on success cache the new
     state and snapshot when due."""
-    result: AppendResult = yield from ops.append(
-        games.context,
+    result: AppendResult = yield from appending.append(
+        path.context,
         game_id,
         state.version,
         [encoder.encode(event) for event in events],
@@ -214,20 +134,20 @@ def _append_op(
         _meta_encoder.encode(meta),
         request_digest=request,
     )
-    games.cache.put(game_id, after)
-    yield from snapshot_if_due_op(games.context, game_id, result, after, games.snapshots)
+    path.cache.put(game_id, after)
+    yield from snapshot_if_due_op(path.context, game_id, result, after, path.snapshots)
     return Outcome(result.first_version, result.last_version, tuple(events), after)
 
 
-def _first_result_op(games: Games, game_id: str, result: AppendResult) -> ops.Op[Outcome]:
+def _first_result_op(path: CommandPath, game_id: str, result: AppendResult) -> Op[Outcome]:
     """An earlier append of this command id, told again."""
-    events = yield from events_op(games, game_id, result.first_version, result.last_version)
-    state = yield from current_op(games, game_id)
+    events = yield from events_op(path, game_id, result.first_version, result.last_version)
+    state = yield from current_op(path, game_id)
     return Outcome(result.first_version, result.last_version, events, state, repeated=True)
 
 
 def create_op(
-    games: Games,
+    path: CommandPath,
     game_id: str,
     *,
     player: str,
@@ -238,8 +158,8 @@ def create_op(
     entropy: str,
     server_seed: bytes,
     now: str,
-    listings: Sequence[ops.Call] = (),
-) -> ops.Op[Outcome]:
+    listings: Sequence[Call] = (),
+) -> Op[Outcome]:
     """Create a game with its creator in the first seat; raises `InvalidOptions`. Creating
     it again (the same id: a retried request) answers the first creation.
 
@@ -252,7 +172,7 @@ def create_op(
         edition=edition,
         seats=seats,
         modules=modules,
-        game_data=games.game_data,
+        game_data=path.game_data,
         server_seed=server_seed,
         player=player,
         entropy=entropy,
@@ -262,28 +182,28 @@ def create_op(
     try:
         return (
             yield from _append_op(
-                games,
+                path,
                 game_id,
                 state=NEW_GAME,
                 events=events,
                 after=fold(events),
                 command_id="create",
-                meta=Meta("create", player, now),
+                meta=AppendMeta("create", player, now),
                 request=digest(b"create", player.encode()),
             )
         )
     except DuplicateCommand as done:
-        return (yield from _first_result_op(games, game_id, done.first_result))
+        return (yield from _first_result_op(path, game_id, done.first_result))
 
 
-def _each(calls: Sequence[ops.Call]) -> ops.Op[None]:
+def _each(calls: Sequence[Call]) -> Op[None]:
     """Make each call in turn (a plain `yield from` a list could not be sent the replies)."""
     for call in calls:  # noqa: UP028 (see above)
         yield call
 
 
 def join_op(
-    games: Games,
+    path: CommandPath,
     game_id: str,
     *,
     player: str,
@@ -291,33 +211,33 @@ def join_op(
     invite_code: str,
     entropy: str,
     now: str,
-    listings: Sequence[ops.Call] = (),
-) -> ops.Op[Outcome]:
+    listings: Sequence[Call] = (),
+) -> Op[Outcome]:
     """Take a seat with the invite code; the last seat starts and deals the game.
 
     `listings` (the player's game list) are written after the invite is checked and before
     the append, as in `create_op`: a listed game where the player holds no seat (the table
     filled in between) is skipped by its readers."""
-    state = yield from current_op(games, game_id)
+    state = yield from current_op(path, game_id)
     offered = invite_code.encode("utf-8", "surrogatepass")
     if state.finished or not hmac.compare_digest(invite_code_of(state).encode(), offered):
         raise WrongInvite(game_id)
     if player in state.players:  # a retried join: its first answer again
         first = state.players[0] == player
-        known = yield from ops.command_record(
-            games.context, game_id, "create" if first else _join_id(state, player)
+        known = yield from streams.command_record(
+            path.context, game_id, "create" if first else _join_id(state, player)
         )
         if known is not None:
             yield from _each(listings)  # so that a retry restores a listing lost since
-            return (yield from _first_result_op(games, game_id, known[0]))
+            return (yield from _first_result_op(path, game_id, known[0]))
     join_game(state, player, entropy, name)  # refuses a full table before any listing
     yield from _each(listings)
     return (
         yield from _seating_op(
-            games,
+            path,
             game_id,
             state,
-            Meta("join", player, now),
+            AppendMeta("join", player, now),
             decide=lambda state: join_game(state, player, entropy, name),
             command_id=lambda state: _join_id(state, player),
         )
@@ -331,22 +251,22 @@ def _join_id(state: State, player: str) -> str:
 
 
 def _seating_op(
-    games: Games,
+    path: CommandPath,
     game_id: str,
     state: State,
-    meta: Meta,
+    meta: AppendMeta,
     *,
     decide: Callable[[State], list[Event]],
     command_id: Callable[[State], str],
-) -> ops.Op[Outcome]:
+) -> Op[Outcome]:
     """Append a change of the table (a join, a leave, a cancellation) decided on `state`, and
     decided again on a newer state after a conflict."""
-    for _attempt in range(games.conflict_retries + 1):
+    for _attempt in range(path.conflict_retries + 1):
         events = decide(state)
         try:
             return (
                 yield from _append_op(
-                    games,
+                    path,
                     game_id,
                     state=state,
                     events=events,
@@ -357,46 +277,46 @@ def _seating_op(
                 )
             )
         except DuplicateCommand as done:
-            return (yield from _first_result_op(games, game_id, done.first_result))
+            return (yield from _first_result_op(path, game_id, done.first_result))
         except VersionConflict:
-            state = yield from current_op(games, game_id)
+            state = yield from current_op(path, game_id)
     raise VersionConflict(state.version)
 
 
-def leave_op(games: Games, game_id: str, *, player: str, now: str) -> ops.Op[Outcome]:
+def leave_op(path: CommandPath, game_id: str, *, player: str, now: str) -> Op[Outcome]:
     """Give up a place at a table that waits (not the creator's: they cancel). Leaving again
     after a lost answer is answered with the first answer."""
-    state = yield from current_op(games, game_id)
+    state = yield from current_op(path, game_id)
     if player not in state.players and player in state.left:
         previous = f"leave:{player}:{state.left.count(player) - 1}"
-        known = yield from ops.command_record(games.context, game_id, previous)
+        known = yield from streams.command_record(path.context, game_id, previous)
         if known is not None:
-            return (yield from _first_result_op(games, game_id, known[0]))
+            return (yield from _first_result_op(path, game_id, known[0]))
     return (
         yield from _seating_op(
-            games,
+            path,
             game_id,
             state,
-            Meta("leave", player, now),
+            AppendMeta("leave", player, now),
             decide=lambda state: leave_game(state, player),
             command_id=lambda state: f"leave:{player}:{state.left.count(player)}",
         )
     )
 
 
-def cancel_op(games: Games, game_id: str, *, player: str, now: str) -> ops.Op[Outcome]:
+def cancel_op(path: CommandPath, game_id: str, *, player: str, now: str) -> Op[Outcome]:
     """Call off a game that has not started (its creator only); answered again if retried."""
-    state = yield from current_op(games, game_id)
+    state = yield from current_op(path, game_id)
     if state.phase == "cancelled" and state.players[:1] == (player,):
-        known = yield from ops.command_record(games.context, game_id, "cancel")
+        known = yield from streams.command_record(path.context, game_id, "cancel")
         if known is not None:
-            return (yield from _first_result_op(games, game_id, known[0]))
+            return (yield from _first_result_op(path, game_id, known[0]))
     return (
         yield from _seating_op(
-            games,
+            path,
             game_id,
             state,
-            Meta("cancel", player, now),
+            AppendMeta("cancel", player, now),
             decide=lambda state: cancel_game(state, player),
             command_id=lambda _state: "cancel",
         )
@@ -413,7 +333,7 @@ def client_command_id(stored: str, player: str) -> str:
     return stored.removeprefix(f"cmd:{player}:")
 
 
-def request_digest(seat: int, expected_version: int | None, commands: Sequence[Command]) -> str:
+def request_digest(seat: int, expected_version: int, commands: Sequence[Command]) -> str:
     return digest(
         b"commands",
         str(seat).encode(),
@@ -423,65 +343,57 @@ def request_digest(seat: int, expected_version: int | None, commands: Sequence[C
 
 
 def execute_op(
-    games: Games,
+    path: CommandPath,
     game_id: str,
     *,
     player: str,
-    expected_version: int | None,
+    expected_version: int,
     command_id: str,
     commands: Sequence[Command],
     now: str,
-) -> ops.Op[Outcome]:
-    """Decide and append one or more commands of the player's seat, atomically.
-
-    With `expected_version`, a game at another version is a `VersionConflict` (after checking
-    that this is not a retry of a command already accepted). Without it, the commands are
-    decided on the current state and retried on a conflict while they are still legal.
-    """
-    state = yield from current_op(games, game_id, expected_version)
-    seat = seat_of(state, player)
+) -> Op[Outcome]:
+    """Decide and append one or more commands of the player's seat, atomically, on the
+    version the player decided on: a game at another version is a `VersionConflict` (after
+    checking that this is not a retry of a command already accepted). A bot or a clock acts
+    the same way, with the version it decided on, so that a move made on a game that moved
+    on does nothing."""
+    state = yield from current_op(path, game_id, expected_version)
+    seat = state.seat_of(player)
     if seat is None:
         if player in state.players:  # joined, but the seats are drawn when the table is full
             raise IllegalCommand("game_not_started", "R7", "the game waits for its players")
         raise NotSeated(game_id)
     command_id = player_command_id(player, command_id)
     request = request_digest(seat, expected_version, commands)
-    meta = Meta("commands", player, now, seat, tuple(commands))
     try:
-        for _attempt in range(games.conflict_retries + 1):
-            if expected_version is not None and state.version != expected_version:
-                yield from _raise_if_known(games, game_id, command_id, request)
-                raise VersionConflict(state.version)
-            try:
-                events, after = play_all(state, seat, commands)
-            except CommandRefused:
-                yield from _raise_if_known(games, game_id, command_id, request)
-                raise
-            try:
-                return (
-                    yield from _append_op(
-                        games,
-                        game_id,
-                        state=state,
-                        events=events,
-                        after=after,
-                        command_id=command_id,
-                        meta=meta,
-                        request=request,
-                    )
-                )
-            except VersionConflict:
-                state = yield from current_op(games, game_id)
-        raise VersionConflict(state.version)
+        if state.version != expected_version:
+            yield from _raise_if_known(path, game_id, command_id, request)
+            raise VersionConflict(state.version)
+        try:
+            events, after = decide_all(state, seat, commands)
+        except CommandRefused:
+            yield from _raise_if_known(path, game_id, command_id, request)
+            raise
+        outcome = yield from _append_op(
+            path,
+            game_id,
+            state=state,
+            events=events,
+            after=after,
+            command_id=command_id,
+            meta=AppendMeta("commands", player, now, seat, tuple(commands)),
+            request=request,
+        )
     except DuplicateCommand as done:
-        return (yield from _first_result_op(games, game_id, done.first_result))
+        outcome = yield from _first_result_op(path, game_id, done.first_result)
+    return msgspec.structs.replace(outcome, seat=seat)
 
 
-def _raise_if_known(games: Games, game_id: str, command_id: str, request: str) -> ops.Op[None]:
+def _raise_if_known(path: CommandPath, game_id: str, command_id: str, request: str) -> Op[None]:
     """Before refusing a request, look whether its command id was accepted already: then the
     first result is the answer (`DuplicateCommand`), or the id was used for another request
     (`CommandIdReused`)."""
-    known = yield from ops.command_record(games.context, game_id, command_id)
+    known = yield from streams.command_record(path.context, game_id, command_id)
     if known is None:
         return
     result, first_digest = known

@@ -5,13 +5,15 @@ This is the one module of `store` that knows the domain: the rest of the store k
 bytes. A snapshot is a cache, never a source of truth, so it is used only when it was made
 by the same rules and the same State layout (its tag says which: the rules version and a hash
 of State's JSON schema), when it decodes, and when it sits on the game's hash chain (checked
-by `store.ops.read_from_snapshot`). Anything else and the game is folded from its first event.
+by `read_from_snapshot`). Anything else and the game is folded from its first event.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from functools import cache
+from typing import Any, NamedTuple
 
 import msgspec
 
@@ -19,10 +21,13 @@ from domain.board import RULES_VERSION
 from domain.events import events_decoder
 from domain.evolve import fold
 from domain.state import NEW_GAME, State
-from store import ops
-from store.client import AsyncEventStore, EventStore
-from store.errors import CorruptGame
-from store.records import AppendResult
+from store import chain
+from store.client import EventStore
+from store.context import Context
+from store.errors import CorruptGame, StoreError
+from store.protocol import Call, Op, evaluate
+from store.records import AppendResult, Head, Snapshot, StoredEvent
+from store.streams import stream_version
 
 _state_encoder = msgspec.json.Encoder()
 _state_decoder = msgspec.json.Decoder(State)
@@ -73,14 +78,14 @@ def _decoded_snapshot(data: bytes, version: int) -> State | None:
     return state if state.version == version else None
 
 
-def load_op(ctx: ops.Context, game_id: str) -> ops.Op[LoadedGame]:
+def load_op(ctx: Context, game_id: str) -> Op[LoadedGame]:
     """The operation behind `load_game` and `load_game_async`."""
-    tail = yield from ops.read_from_snapshot(ctx, game_id, snapshot_tag())
+    tail = yield from read_from_snapshot(ctx, game_id, snapshot_tag())
     state: State | None = NEW_GAME
     if tail.snapshot is not None:
         state = _decoded_snapshot(tail.snapshot.state, tail.snapshot.version)
         if state is None:  # does not decode as today's State: fold from the start instead
-            tail = yield from ops.read_from_snapshot(ctx, game_id, "-")  # "-": no snapshot's tag
+            tail = yield from read_from_snapshot(ctx, game_id, "-")  # "-": no snapshot's tag
             state = NEW_GAME
     assert state is not None
     try:
@@ -94,16 +99,16 @@ def load_op(ctx: ops.Context, game_id: str) -> ops.Op[LoadedGame]:
     return LoadedGame(state, tail.head.version, tail.head.hash, start, len(tail.datas))
 
 
-def save_state_op(ctx: ops.Context, game_id: str, state: State) -> ops.Op[bool]:
+def save_state_op(ctx: Context, game_id: str, state: State) -> Op[bool]:
     """Save `state` as the game's snapshot at `state.version`; return whether it was saved
     (not when a snapshot as new is already there)."""
     tag = snapshot_tag()
-    return (yield from ops.save_snapshot(ctx, game_id, state.version, tag, encode_state(state)))
+    return (yield from save_snapshot(ctx, game_id, state.version, tag, encode_state(state)))
 
 
 def snapshot_if_due_op(
-    ctx: ops.Context, game_id: str, result: AppendResult, state: State, policy: SnapshotPolicy
-) -> ops.Op[bool]:
+    ctx: Context, game_id: str, result: AppendResult, state: State, policy: SnapshotPolicy
+) -> Op[bool]:
     """After the append `result`, with `state` the game's state after it, save a snapshot
     when `policy` says so. Returns whether one was saved."""
     if not policy.due(result):
@@ -120,17 +125,8 @@ def load_game(store: EventStore, game_id: str) -> LoadedGame:
     return store.run(load_op(store.context, game_id))
 
 
-async def load_game_async(store: AsyncEventStore, game_id: str) -> LoadedGame:
-    """The asyncio twin of `load_game`."""
-    return await store.run(load_op(store.context, game_id))
-
-
 def save_state(store: EventStore, game_id: str, state: State) -> bool:
     return store.run(save_state_op(store.context, game_id, state))
-
-
-async def save_state_async(store: AsyncEventStore, game_id: str, state: State) -> bool:
-    return await store.run(save_state_op(store.context, game_id, state))
 
 
 def snapshot_if_due(
@@ -139,11 +135,96 @@ def snapshot_if_due(
     return store.run(snapshot_if_due_op(store.context, game_id, result, state, policy))
 
 
-async def snapshot_if_due_async(
-    store: AsyncEventStore,
-    game_id: str,
-    result: AppendResult,
-    state: State,
-    policy: SnapshotPolicy,
-) -> bool:
-    return await store.run(snapshot_if_due_op(store.context, game_id, result, state, policy))
+# --- snapshots in the store ---------------------------------------------------------------
+
+
+def rules_tag(rules_version: str | int) -> str:
+    tag = str(rules_version)
+    if not 0 < len(tag) <= 100 or any(char.isspace() for char in tag):
+        raise ValueError(f"a rules version is 1-100 characters without spaces, not {tag!r}")
+    return tag
+
+
+def _snapshot(raw: bytes) -> Snapshot:
+    """A saved snapshot: "<version> <hash> <tag>\\n<state bytes>"."""
+    header, _, state = raw.partition(b"\n")
+    version, hash_hex, tag = header.split(b" ")
+    return Snapshot(int(version), hash_hex.decode(), tag.decode(), state)
+
+
+def _lua_events(entries: Sequence[Any]) -> list[StoredEvent]:
+    """Events from XRANGE run inside a script: [id, [field, value, ...]], fields in the order
+    the append script writes them (d, h, then c and m on the first event of a batch)."""
+    events = []
+    for entry_id_, fields in entries:
+        if fields[0] == b"d" and fields[2] == b"h":
+            events.append(StoredEvent(stream_version(entry_id_), fields[1], fields[3].decode()))
+        else:  # an entry written some other way: look the fields up
+            named = dict(zip(fields[::2], fields[1::2], strict=True))
+            events.append(StoredEvent(stream_version(entry_id_), named[b"d"], named[b"h"].decode()))
+    return events
+
+
+def save_snapshot(
+    ctx: Context, game_id: str, version: int, rules_version: str | int, state: bytes
+) -> Op[bool]:
+    """Save `state` as the game's state at `version`, unless the snapshot kept for the same
+    rules version is as new or newer; return whether it was saved. `rules_version` is any tag
+    without spaces that changes whenever the state's meaning or layout does."""
+    keys = ctx.keys.game(game_id)
+    if type(state) is not bytes:
+        raise TypeError("a snapshot's state is bytes")
+    reply = yield from evaluate(
+        "snapshot", 2, (keys.snapshot, keys.events, version, rules_tag(rules_version), state)
+    )
+    if int(reply) < 0:
+        raise StoreError(f"game {game_id} has no version {version} to snapshot")
+    return int(reply) == 1
+
+
+def load_snapshot(ctx: Context, game_id: str, rules_version: str | int) -> Op[Snapshot | None]:
+    """The latest snapshot of the game if it was saved under `rules_version`, else None."""
+    tag = rules_tag(rules_version)
+    raw = yield Call("get", (ctx.keys.game(game_id).snapshot,))
+    if raw is None:
+        return None
+    snapshot = _snapshot(raw)
+    return snapshot if snapshot.rules_version == tag else None
+
+
+class Tail(NamedTuple):
+    """What loading a game needs: the usable snapshot (or None), the bytes of the events
+    after it (all events without one), and the game's head."""
+
+    snapshot: Snapshot | None
+    datas: list[bytes]
+    head: Head
+
+
+def read_from_snapshot(ctx: Context, game_id: str, rules_version: str | int) -> Op[Tail]:
+    """The usable snapshot and the events after it. A snapshot is used only if the event of
+    its version is in the stream with the hash the snapshot names, so that a snapshot never
+    outlives the log it was made from. With a usable snapshot this is one round trip; without,
+    two (the second a plain XRANGE). Event bytes only, no `StoredEvent`s: this is the path of
+    every load, and a game's whole log without a snapshot."""
+    keys = ctx.keys.game(game_id)
+    raw, entries = yield from evaluate(
+        "load", 2, (keys.snapshot, keys.events, rules_tag(rules_version))
+    )
+    if raw:
+        snapshot = _snapshot(raw)
+        events = _lua_events(entries)
+        if events and events[0].version == snapshot.version and events[0].hash == snapshot.hash:
+            last = events[-1]
+            ctx.heads.put(game_id, last.version, last.hash)
+            datas = [event.data for event in events[1:]]
+            return Tail(snapshot, datas, Head(last.version, last.hash))
+    reply = yield Call("xrange", (keys.events, "-", "+"))
+    if not reply:
+        return Tail(None, [], Head(0, chain.ZERO_HASH))
+    last_id, last_fields = reply[-1]
+    head = Head(stream_version(last_id), last_fields[b"h"].decode())
+    if head.version != len(reply):
+        raise CorruptGame(f"game {game_id} has {len(reply)} events up to version {head.version}")
+    ctx.heads.put(game_id, head.version, head.hash)
+    return Tail(None, [fields[b"d"] for _id, fields in reply], head)

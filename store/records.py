@@ -3,7 +3,11 @@ hundred on every load and safe to pass between threads, tasks and processes."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 import msgspec
+
+from domain.commands import Command
 
 
 class AppendResult(msgspec.Struct, frozen=True, gc=False):
@@ -55,3 +59,17 @@ class OutboxEntry(msgspec.Struct, frozen=True, gc=False):
     game_id: str
     first_version: int
     last_version: int
+
+
+class AppendMeta(msgspec.Struct, frozen=True):
+    """What the command path keeps with every append, as the batch's metadata: who asked,
+    when, what (read leniently: a field added later gets its default)."""
+
+    kind: Literal["create", "join", "commands", "leave", "cancel"]
+    player: str
+    time: str
+    seat: int | None = None
+    commands: tuple[Command, ...] = ()
+
+
+meta_decoder = msgspec.json.Decoder(AppendMeta)

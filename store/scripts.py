@@ -2,7 +2,7 @@
 
 One source per script serves the sync and the asyncio clients alike. The store calls EVALSHA
 with the SHA1 computed here and, on NOSCRIPT (the server forgot its scripts after a restart or
-a failover), loads the script and sends again (`store.ops.evaluate`). NOSCRIPT means the script
+a failover), loads the script and sends again (`store.protocol.evaluate`). NOSCRIPT means the script
 did not run, so that second send can never write twice.
 """
 

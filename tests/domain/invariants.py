@@ -30,7 +30,7 @@ from domain.commands import (
     Skip,
     TakeCard,
 )
-from domain.decide import play
+from domain.decide import decide
 from domain.errors import IllegalCommand
 from domain.events import (
     CardRevealed,
@@ -155,11 +155,11 @@ class Checker:
             if other != seat:
                 assert legal_commands(state, other) == []
         for command in legal:
-            play(state, seat, command)  # accepted: no exception
+            decide(state, seat, command)  # accepted: no exception
         unlisted = [command for command in self.universe if command not in legal]
         for command in rng.sample(unlisted, min(3, len(unlisted))):
             try:
-                play(state, seat, command)
+                decide(state, seat, command)
             except IllegalCommand:
                 pass
             else:
@@ -167,7 +167,7 @@ class Checker:
         other = (seat + 1) % self.board.seats
         if other != seat:
             with pytest.raises(IllegalCommand) as refusal:
-                play(state, other, legal[0])
+                decide(state, other, legal[0])
             assert refusal.value.code == "not_your_decision", "a seat acted out of turn"
         assert legal_commands(state, seat) == legal, "refused commands changed nothing"
         return legal
@@ -220,7 +220,7 @@ def play_checked(
     while state.pending is not None:
         legal = checker.check_decisions(state, rng)
         seat = state.pending.seat
-        events, state = play(state, seat, legal[rng.randrange(len(legal))])
+        events, state = decide(state, seat, legal[rng.randrange(len(legal))])
         log += events
         checker.note(events)
         checker.check_state(state)

@@ -17,7 +17,7 @@ from msgspec.structs import replace
 
 from domain.board import Board
 from domain.commands import Command
-from domain.decide import play
+from domain.decide import decide
 from domain.errors import IllegalCommand
 from domain.events import Event, Step, StepStarted
 from domain.evolve import fold
@@ -148,7 +148,7 @@ def act(state: State, seat: int, *commands: Command) -> tuple[list[Event], State
     """Send `commands` for `seat` one after the other; return all events and the last state."""
     log: list[Event] = []
     for command in commands:
-        events, state = play(state, seat, command)
+        events, state = decide(state, seat, command)
         log += events
     return log, state
 
@@ -171,7 +171,7 @@ def refused(state: State, seat: int, command: Command) -> IllegalCommand:
     same commands."""
     before = legal_commands(state, seat)
     with pytest.raises(IllegalCommand) as caught:
-        play(state, seat, command)
+        decide(state, seat, command)
     assert legal_commands(state, seat) == before
     assert f"({caught.value.rule})" in str(caught.value)
     return caught.value

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from domain.commands import Command
-from domain.decide import play
+from domain.decide import decide
 from domain.events import Event, encoder
 from domain.evolve import fold
 from domain.gamedata import GameData
@@ -25,7 +25,7 @@ def _replay(data: GameData, seed: bytes, seats: int, commands: list[tuple[int, C
     )
     state = fold(log)
     for seat, command in commands:
-        events, state = play(state, seat, command)
+        events, state = decide(state, seat, command)
         log += events
     return encoder.encode(log)
 
@@ -48,7 +48,7 @@ def test_the_same_seed_and_commands_give_a_byte_identical_log(game_data: GameDat
         legal = legal_commands(state, seat)
         command = legal[rng.randrange(len(legal))]
         commands.append((seat, command))
-        _, state = play(state, seat, command)
+        _, state = decide(state, seat, command)
     first = _replay(game_data, seed, 3, commands)
     second = _replay(game_data, seed, 3, commands)
     assert first == second

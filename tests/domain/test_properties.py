@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from domain.decide import play
+from domain.decide import decide
 from domain.errors import IllegalCommand
 from domain.evolve import fold
 from domain.gamedata import GameData
@@ -41,7 +41,7 @@ def test_any_sequence_of_legal_choices_keeps_every_invariant(
         legal = legal_commands(state, seat)
         assert legal
         command = legal[choices.draw(st.integers(0, len(legal) - 1), label="choice")]
-        events, state = play(state, seat, command)
+        events, state = decide(state, seat, command)
         checker.note(events)
         checker.check_state(state)
     assert state.result is not None
@@ -70,12 +70,12 @@ def test_a_command_is_accepted_exactly_when_it_is_listed(
         if state.pending is None:
             break
         legal = legal_commands(state, state.pending.seat)
-        _, state = play(state, state.pending.seat, legal[pick % len(legal)])
+        _, state = decide(state, state.pending.seat, legal[pick % len(legal)])
     universe = command_universe(state.board)
     command = universe[pick % len(universe)]
     listed = command in legal_commands(state, seat)
     try:
-        play(state, seat, command)
+        decide(state, seat, command)
     except IllegalCommand:
         assert not listed
     else:

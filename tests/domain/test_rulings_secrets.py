@@ -25,7 +25,7 @@ from domain.commands import (
     Skip,
     TakeCard,
 )
-from domain.decide import play
+from domain.decide import decide
 from domain.errors import IllegalCommand
 from domain.events import (
     ArchitettoCardsSetAside,
@@ -64,7 +64,7 @@ def _played_for(log: list[Event], turns: int) -> tuple[list[Event], State]:
     for _ in range(turns):
         pending = state.pending
         assert pending is not None
-        events, state = play(state, pending.seat, legal_commands(state, pending.seat)[0])
+        events, state = decide(state, pending.seat, legal_commands(state, pending.seat)[0])
         log += events
     return log, state
 
@@ -410,7 +410,7 @@ def test_r43_an_illegal_command_is_refused_with_a_stable_code_and_changes_nothin
     options = legal_commands(state, seat)
     assert case.command not in options
     with pytest.raises(IllegalCommand) as caught:
-        play(state, seat, case.command)
+        decide(state, seat, case.command)
     error = caught.value
     assert (error.code, error.rule) == (case.code, case.rule)
     assert str(error).endswith(f"({case.rule})")
@@ -419,7 +419,7 @@ def test_r43_an_illegal_command_is_refused_with_a_stable_code_and_changes_nothin
     assert msgspec.json.encode(state) == before
     assert legal_commands(state, seat) == options
     if state.pending is not None and state.pending.seat == seat:
-        play(state, seat, options[0])  # and still accepts a legal command
+        decide(state, seat, options[0])  # and still accepts a legal command
 
 
 @pytest.mark.parametrize(("seats", "edition"), [(2, "towers"), (3, "classic")])
@@ -440,10 +440,10 @@ def test_r43_every_listed_command_is_accepted_and_nothing_else(
     while (pending := state.pending) is not None:
         options = legal_commands(state, pending.seat)
         for option in options:
-            play(state, pending.seat, option)
+            decide(state, pending.seat, option)
         for probe in probes:
             if probe not in options:
                 with pytest.raises(IllegalCommand):
-                    play(state, pending.seat, probe)
-        _, state = play(state, pending.seat, options[-1])
+                    decide(state, pending.seat, probe)
+        _, state = decide(state, pending.seat, options[-1])
     assert state.phase == "over"

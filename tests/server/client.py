@@ -27,7 +27,7 @@ import httpx
 import msgspec
 
 from domain.commands import Command, command_decoder
-from domain.decide import play
+from domain.decide import decide
 from domain.events import (
     Event,
     GameEnded,
@@ -418,7 +418,7 @@ def verify_record(record: Json) -> GameEnded:
             decided = []
             replayed = state
             for command in batch["commands"]:
-                events, replayed = play(replayed, batch["seat"], to_command(command))
+                events, replayed = decide(replayed, batch["seat"], to_command(command))
                 decided += events
         encoded = [encoder.encode(event) for event in decided]
         assert encoded == datas[first - 1 : last], (

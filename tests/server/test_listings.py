@@ -19,12 +19,11 @@ import redis.exceptions
 
 from domain.errors import IllegalCommand
 from server import models
+from server.app import Services, build_services
 from server.carddata import load_game_data
-from server.service import LISTING_GRACE_SECONDS, Service
-from store.accounts import Accounts
+from server.listings import LISTING_GRACE_SECONDS
 from store.client import AsyncEventStore
-from store.errors import StoreUnavailable
-from store.games import Games, WrongInvite
+from store.errors import StoreUnavailable, WrongInvite
 
 T = TypeVar("T")
 
@@ -69,99 +68,104 @@ class _Clock:
         return self.now
 
 
-def _service(client: _Faulty, clock: Callable[[], datetime] | None = None) -> Service:
+def _service(client: _Faulty, clock: Callable[[], datetime] | None = None) -> Services:
     store = AsyncEventStore(client, prefix="listings")
-    games = Games(store.context, load_game_data())
-    return Service(store, games, Accounts("listings"), clock=clock or (lambda: datetime.now(UTC)))
+    return build_services(
+        store, load_game_data(), prefix="listings", clock=clock or (lambda: datetime.now(UTC))
+    )
 
 
-def _run(test: Callable[[_Faulty, Service], Coroutine[Any, Any, T]]) -> T:
+def _run(test: Callable[[_Faulty, Services], Coroutine[Any, Any, T]]) -> T:
     client = _Faulty()
     return asyncio.run(test(client, _service(client)))
 
 
-async def _players(service: Service, count: int) -> list[str]:
-    return [(await service.create_player(f"p{n}")).player_id for n in range(count)]
+async def _players(service: Services, count: int) -> list[str]:
+    return [(await service.accounts.create_player(f"p{n}")).player_id for n in range(count)]
 
 
-async def _two_seat_game(service: Service) -> tuple[str, models.GameCreated, models.JoinGame]:
+async def _two_seat_game(service: Services) -> tuple[str, models.CreatedGame, models.JoinGame]:
     """A new two-seat game of Anna's, Bert, and his request to join it."""
     anna, bert = await _players(service, 2)
-    created = await service.create_game(anna, models.NewGame(seats=2))
+    created = await service.games.create(anna, models.NewGame(seats=2))
     return bert, created, models.JoinGame(invite_code=created.invite_code)
 
 
 def test_a_game_whose_creation_failed_after_it_was_listed_is_in_no_list() -> None:
-    async def scenario(client: _Faulty, service: Service) -> None:
+    async def scenario(client: _Faulty, service: Services) -> None:
         (anna,) = await _players(service, 1)
         client.fail_next = "evalsha"  # the append of the creation
         with pytest.raises(StoreUnavailable):
-            await service.create_game(anna, models.NewGame(seats=2))
-        assert await service.lobby() == []
-        assert await service.my_games(anna) == []
-        created = await service.create_game(anna, models.NewGame(seats=2))
-        assert [g.game_id for g in await service.lobby()] == [created.game_id]
-        assert [g.game_id for g in await service.my_games(anna)] == [created.game_id]
+            await service.games.create(anna, models.NewGame(seats=2))
+        assert await service.listings.lobby() == []
+        assert await service.listings.my_games(anna) == []
+        created = await service.games.create(anna, models.NewGame(seats=2))
+        assert [g.game_id for g in await service.listings.lobby()] == [created.game_id]
+        assert [g.game_id for g in await service.listings.my_games(anna)] == [created.game_id]
 
     _run(scenario)
 
 
 def test_a_crash_just_after_a_creation_or_a_join_landed_loses_no_listing() -> None:
-    async def scenario(client: _Faulty, service: Service) -> None:
+    async def scenario(client: _Faulty, service: Services) -> None:
         anna, bert = await _players(service, 2)
         client.die_after = "evalsha"  # the creation lands, then the process dies
-        created = await service.create_game(anna, models.NewGame(seats=3))
+        created = await service.games.create(anna, models.NewGame(seats=3))
         client.die_after, client.dead = "evalsha", False
-        await service.join(created.game_id, bert, models.JoinGame(created.invite_code))
+        await service.games.join(created.game_id, bert, models.JoinGame(created.invite_code))
         client.die_after, client.dead = None, False
         restarted = _service(client)
-        assert [g.game_id for g in await restarted.lobby()] == [created.game_id]
+        assert [g.game_id for g in await restarted.listings.lobby()] == [created.game_id]
         for player in (anna, bert):
-            assert [g.game_id for g in await restarted.my_games(player)] == [created.game_id]
+            assert [g.game_id for g in await restarted.listings.my_games(player)] == [
+                created.game_id
+            ]
 
     _run(scenario)
 
 
 def test_a_join_that_failed_after_it_was_listed_shows_nothing_and_can_be_retried() -> None:
-    async def scenario(client: _Faulty, service: Service) -> None:
+    async def scenario(client: _Faulty, service: Services) -> None:
         bert, created, join = await _two_seat_game(service)
         client.fail_next = "evalsha"  # the append of the join
         with pytest.raises(StoreUnavailable):
-            await service.join(created.game_id, bert, join)
-        assert await service.my_games(bert) == []
-        joined = await service.join(created.game_id, bert, join)
+            await service.games.join(created.game_id, bert, join)
+        assert await service.listings.my_games(bert) == []
+        joined = await service.games.join(created.game_id, bert, join)
         assert joined.started
-        assert [g.game_id for g in await service.my_games(bert)] == [created.game_id]
+        assert [g.game_id for g in await service.listings.my_games(bert)] == [created.game_id]
 
     _run(scenario)
 
 
-def test_a_started_game_the_lobby_was_not_told_of_leaves_the_lobby_on_the_next_read() -> None:
-    async def scenario(client: _Faulty, service: Service) -> None:
+def test_a_started_game_the_lobby_was_not_told_of_is_not_shown_and_the_repair_removes_it() -> None:
+    async def scenario(client: _Faulty, service: Services) -> None:
         anna, bert = await _players(service, 2)
-        created = await service.create_game(anna, models.NewGame(seats=2))
+        created = await service.games.create(anna, models.NewGame(seats=2))
         client.fail_next = "zrem"  # the lobby's removal, after the join that fills the table
         with pytest.raises(StoreUnavailable):
-            await service.join(created.game_id, bert, models.JoinGame(created.invite_code))
-        state = await service.state(created.game_id)
+            await service.games.join(created.game_id, bert, models.JoinGame(created.invite_code))
+        state = await service.games.state(created.game_id)
         assert state.phase != "waiting", "the join itself landed"
-        assert await service.lobby() == []
-        assert await client.client.zcard("listings:lobby") == 0, "and the lobby healed"
+        assert await service.listings.lobby() == []
+        assert await client.client.zcard("listings:lobby") == 1, "a read writes nothing"
+        assert (await service.listings.repair_lobby()).closed == 1
+        assert await client.client.zcard("listings:lobby") == 0, "the repair healed the lobby"
         for player in (anna, bert):
-            assert [g.game_id for g in await service.my_games(player)] == [created.game_id]
+            assert [g.game_id for g in await service.listings.my_games(player)] == [created.game_id]
 
     _run(scenario)
 
 
 def test_a_join_refused_for_a_full_table_or_a_wrong_invite_lists_nothing() -> None:
-    async def scenario(client: _Faulty, service: Service) -> None:
+    async def scenario(client: _Faulty, service: Services) -> None:
         anna, bert, cleo = await _players(service, 3)
-        created = await service.create_game(anna, models.NewGame(seats=2))
+        created = await service.games.create(anna, models.NewGame(seats=2))
         with pytest.raises(WrongInvite):
-            await service.join(created.game_id, cleo, models.JoinGame("not-the-code"))
-        await service.join(created.game_id, bert, models.JoinGame(created.invite_code))
+            await service.games.join(created.game_id, cleo, models.JoinGame("not-the-code"))
+        await service.games.join(created.game_id, bert, models.JoinGame(created.invite_code))
         with pytest.raises(IllegalCommand) as refused:
-            await service.join(created.game_id, cleo, models.JoinGame(created.invite_code))
+            await service.games.join(created.game_id, cleo, models.JoinGame(created.invite_code))
         assert refused.value.code == "game_not_open"
         assert await client.client.zcard("listings:player:" + cleo + ":games") == 0
 
@@ -171,18 +175,23 @@ def test_a_join_refused_for_a_full_table_or_a_wrong_invite_lists_nothing() -> No
 def test_a_listing_whose_append_never_landed_is_dropped_once_it_cannot_land_any_more() -> None:
     """Until then it is only hidden: the append it was made for may still be on its way."""
 
-    async def scenario(client: _Faulty, _service_now: Service) -> None:
+    async def scenario(client: _Faulty, _service_now: Services) -> None:
         clock = _Clock()
         service = _service(client, clock)
         (anna,) = await _players(service, 1)
         client.fail_next = "evalsha"
         with pytest.raises(StoreUnavailable):
-            await service.create_game(anna, models.NewGame(seats=2))
+            await service.games.create(anna, models.NewGame(seats=2))
         lobby, mine = "listings:lobby", f"listings:player:{anna}:games"
-        assert await service.lobby() == [] and await service.my_games(anna) == []
+        assert await service.listings.lobby() == [] and await service.listings.my_games(anna) == []
         assert await client.client.zcard(lobby) == 1 and await client.client.zcard(mine) == 1
+        assert (await service.listings.repair_lobby()).dropped == 0, "it may still land"
+        assert (await service.listings.repair_games_of(anna)).dropped == 0
         clock.now += timedelta(seconds=LISTING_GRACE_SECONDS + 1)
-        assert await service.lobby() == [] and await service.my_games(anna) == []
+        assert await service.listings.lobby() == [] and await service.listings.my_games(anna) == []
+        assert await client.client.zcard(lobby) == 1, "a read writes nothing"
+        assert (await service.listings.repair_lobby()).dropped == 1
+        assert (await service.listings.repair_games_of(anna)).dropped == 1
         assert await client.client.zcard(lobby) == 0 and await client.client.zcard(mine) == 0
 
     _run(scenario)
@@ -192,29 +201,30 @@ def test_a_join_retried_long_after_a_failed_one_keeps_its_listing_while_it_lands
     """The retry lists the game anew before its append, so a reader dropping old listings
     in the meantime leaves it be."""
 
-    async def scenario(client: _Faulty, _service_now: Service) -> None:
+    async def scenario(client: _Faulty, _service_now: Services) -> None:
         clock = _Clock()
         service = _service(client, clock)
         bert, created, join = await _two_seat_game(service)
         client.fail_next = "evalsha"
         with pytest.raises(StoreUnavailable):
-            await service.join(created.game_id, bert, join)
+            await service.games.join(created.game_id, bert, join)
         clock.now += timedelta(seconds=LISTING_GRACE_SECONDS + 1)
-        client.before["evalsha"] = lambda: service.my_games(bert)  # while the join is on its way
-        await service.join(created.game_id, bert, join)
+        # A repair while the join is on its way:
+        client.before["evalsha"] = lambda: service.listings.repair_games_of(bert)
+        await service.games.join(created.game_id, bert, join)
         assert "evalsha" not in client.before, "the reader ran"
-        assert [g.game_id for g in await service.my_games(bert)] == [created.game_id]
+        assert [g.game_id for g in await service.listings.my_games(bert)] == [created.game_id]
 
     _run(scenario)
 
 
 def test_joining_again_restores_a_lost_listing() -> None:
-    async def scenario(client: _Faulty, service: Service) -> None:
+    async def scenario(client: _Faulty, service: Services) -> None:
         bert, created, join = await _two_seat_game(service)
-        first = await service.join(created.game_id, bert, join)
+        first = await service.games.join(created.game_id, bert, join)
         await client.client.delete(f"listings:player:{bert}:games")
-        assert await service.my_games(bert) == []
-        assert await service.join(created.game_id, bert, join) == first
-        assert [g.game_id for g in await service.my_games(bert)] == [created.game_id]
+        assert await service.listings.my_games(bert) == []
+        assert await service.games.join(created.game_id, bert, join) == first
+        assert [g.game_id for g in await service.listings.my_games(bert)] == [created.game_id]
 
     _run(scenario)

@@ -24,7 +24,7 @@ import redis.asyncio
 import redis.asyncio.cluster
 import redis.cluster
 
-from store import AsyncEventStore, EventStore
+from store.client import AsyncEventStore, EventStore
 from tests.store.servers import REDIS_CLI, REDIS_SERVER, RedisClusterServers, RedisServer
 
 BACKENDS = [

@@ -7,7 +7,8 @@ from typing import Any
 
 import redis
 
-from store import EventStore, VersionConflict
+from store.client import EventStore
+from store.errors import VersionConflict
 
 Outcome = tuple[int, str, int]
 """(round, "ok" or "conflict", first version taken or the current version reported)"""

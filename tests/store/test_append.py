@@ -7,16 +7,12 @@ from typing import Any
 
 import pytest
 
-from store import (
-    AppendResult,
-    CommandIdReused,
-    DuplicateCommand,
-    EventStore,
-    StoreError,
-    VersionConflict,
-    ops,
-)
+from store import appending
 from store.chain import ZERO_HASH, extend, link, verify
+from store.client import EventStore
+from store.errors import CommandIdReused, DuplicateCommand, StoreError, VersionConflict
+from store.protocol import dispatch
+from store.records import AppendResult
 from store.scripts import source
 from tests.store.conftest import WITH_CLUSTER, AsyncStoreFactory, run_async
 
@@ -77,10 +73,10 @@ def test_a_retry_with_the_same_command_id_returns_the_first_result_and_writes_no
 def test_a_resent_call_gets_its_own_first_result_back(store: EventStore) -> None:
     # What redis-py's Retry does after a lost reply: the very same EVALSHA again.
     store.client.script_load(source("append"))
-    op = ops.append(store.context, "g1", 0, [E1], "cmd-1")
+    op = appending.append(store.context, "g1", 0, [E1], "cmd-1")
     request = next(op)
-    first_reply = ops.dispatch(store.client, request)
-    again_reply = ops.dispatch(store.client, request)
+    first_reply = dispatch(store.client, request)
+    again_reply = dispatch(store.client, request)
     assert first_reply[0] == b"ok"
     assert again_reply[0] == b"again"
     with pytest.raises(StopIteration) as done:

@@ -11,8 +11,9 @@ import pytest
 
 from domain.legal import legal_commands
 from server.carddata import load_game_data
-from store import EventStore
-from store.games import Games, create_op, current_op, execute_op, invite_code_of, join_op, seat_of
+from store.client import EventStore
+from store.games import CommandPath, create_op, execute_op, invite_code_of, join_op
+from store.reads import current_op
 from tests.store.conftest import BACKENDS
 
 pytestmark = pytest.mark.parametrize("backend", BACKENDS, indirect=True)
@@ -38,13 +39,13 @@ class _Counting:
         return call
 
 
-def _server(client: Any, prefix: str) -> tuple[EventStore, Games, _Counting]:
+def _server(client: Any, prefix: str) -> tuple[EventStore, CommandPath, _Counting]:
     counting = _Counting(client)
     store = EventStore(counting, prefix=prefix)
-    return store, Games(store.context, load_game_data()), counting
+    return store, CommandPath(store.context, load_game_data()), counting
 
 
-def _start(store: EventStore, games: Games) -> None:
+def _start(store: EventStore, games: CommandPath) -> None:
     created = store.run(
         create_op(
             games, "g1", player="anna", name="Anna", edition="towers", seats=2, modules=(),
@@ -58,14 +59,14 @@ def _start(store: EventStore, games: Games) -> None:
     )
 
 
-def _play(store: EventStore, games: Games, moves: int | None = None) -> None:
+def _play(store: EventStore, games: CommandPath, moves: int | None = None) -> None:
     """Random legal commands until the game is over (or `moves` of them)."""
     rng = random.Random(5)
     state = store.run(current_op(games, "g1"))
     while state.pending is not None and moves != 0:
         seat = state.pending.seat
         player = state.players[state.seat_players[seat]]
-        assert seat_of(state, player) == seat
+        assert state.seat_of(player) == seat
         command = rng.choice(legal_commands(state, seat))
         state = store.run(
             execute_op(

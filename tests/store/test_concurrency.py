@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 import redis
 
-from store import EventStore
 from store.chain import verify
+from store.client import EventStore
 from tests.store.conftest import unique_prefix
 from tests.store.racers import Outcome, race
 

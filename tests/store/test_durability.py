@@ -16,8 +16,9 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from store import DuplicateCommand, EventStore, StoreUnavailable
 from store.chain import verify
+from store.client import EventStore
+from store.errors import DuplicateCommand, StoreUnavailable
 from tests.store.servers import REDIS_SERVER, RedisServer
 
 KILLS = 20

@@ -10,7 +10,9 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from store import EventStore, StoreError, StoreUnavailable
+from store.client import EventStore
+from store.errors import StoreError, StoreUnavailable
+from store.loading import save_snapshot
 from tests.processes import free_port
 
 
@@ -75,6 +77,6 @@ def test_a_server_that_forgot_the_script_gets_it_again_and_appends_once() -> Non
     client.script_flush()
     assert store.append("g1", 1, [b"2"], "cmd-2").last_version == 2
     client.script_flush()
-    store.save_snapshot("g1", 2, "r1", b"state")
+    store.run(save_snapshot(store.context, "g1", 2, "r1", b"state"))
     client.script_flush()
     assert [e.version for e in store.read("g1")] == [1, 2]

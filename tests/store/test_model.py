@@ -11,17 +11,12 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, rule, run_state_machine_as_test
 
-from store import (
-    AppendResult,
-    CommandIdReused,
-    DuplicateCommand,
-    EventStore,
-    Snapshot,
-    StoreError,
-    VersionConflict,
-)
+from store.appending import default_digest
 from store.chain import ZERO_HASH, extend, verify
-from store.ops import default_digest
+from store.client import EventStore
+from store.errors import CommandIdReused, DuplicateCommand, StoreError, VersionConflict
+from store.loading import load_snapshot, save_snapshot
+from store.records import AppendResult, Snapshot
 from tests.store.conftest import BACKENDS, unique_prefix
 
 pytestmark = pytest.mark.parametrize("backend", BACKENDS, indirect=True)
@@ -113,10 +108,10 @@ def _machine(client: Any) -> type[RuleBasedStateMachine]:
             at = version - back
             if at < 1:  # then try a version the game does not have yet
                 with pytest.raises(StoreError):
-                    self.store.save_snapshot(game, version + 1, tag, state)
+                    self.store.run(save_snapshot(self.store.context, game, version + 1, tag, state))
                 return
             kept = self.model.snapshots.get(game)
-            saved = self.store.save_snapshot(game, at, tag, state)
+            saved = self.store.run(save_snapshot(self.store.context, game, at, tag, state))
             should = kept is None or kept.rules_version != tag or kept.version < at
             assert saved == should
             if saved:
@@ -128,7 +123,7 @@ def _machine(client: Any) -> type[RuleBasedStateMachine]:
         def load_snapshot(self, game: str, tag: str) -> None:
             kept = self.model.snapshots.get(game)
             expected = kept if kept is not None and kept.rules_version == tag else None
-            assert self.store.load_snapshot(game, tag) == expected
+            assert self.store.run(load_snapshot(self.store.context, game, tag)) == expected
 
         @invariant()
         def heads_match_and_chains_verify(self) -> None:

@@ -12,8 +12,9 @@ import fakeredis
 import pytest
 import redis.asyncio
 
-from store import AsyncEventStore, DuplicateCommand, StoreUnavailable, VersionConflict
 from store.chain import verify
+from store.client import AsyncEventStore
+from store.errors import DuplicateCommand, StoreUnavailable, VersionConflict
 from tests.store.conftest import BACKENDS, run_async, unique_prefix
 
 on_every_backend = pytest.mark.parametrize("backend", BACKENDS, indirect=True)

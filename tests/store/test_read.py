@@ -9,8 +9,9 @@ import time
 
 import pytest
 
-from store import Batch, EventStore, Head
 from store.chain import ZERO_HASH, verify
+from store.client import EventStore
+from store.records import Batch, Head
 from tests.store.conftest import WITH_CLUSTER, AsyncStoreFactory, run_async
 
 pytestmark = pytest.mark.parametrize("backend", WITH_CLUSTER, indirect=True)

@@ -20,8 +20,10 @@ import redis.asyncio
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from store import AppendResult, AsyncEventStore, DuplicateCommand, EventStore, StoreUnavailable
 from store.chain import verify
+from store.client import AsyncEventStore, EventStore
+from store.errors import DuplicateCommand, StoreUnavailable
+from store.records import AppendResult
 from tests.store.conftest import BACKENDS, run_async, unique_prefix
 
 pytestmark = pytest.mark.slow

@@ -13,16 +13,20 @@ from domain.evolve import fold
 from domain.state import NEW_GAME
 from server.carddata import load_game_data
 from server.simulate import random_game
-from store import EventStore, Snapshot, StoreError
+from store.client import EventStore
+from store.errors import StoreError
 from store.loading import (
     SnapshotPolicy,
     encode_state,
     load_game,
-    load_game_async,
+    load_op,
+    load_snapshot,
+    save_snapshot,
     save_state,
     snapshot_if_due,
     snapshot_tag,
 )
+from store.records import Snapshot
 from tests.store.conftest import BACKENDS, AsyncStoreFactory, run_async
 
 pytestmark = pytest.mark.parametrize("backend", BACKENDS, indirect=True)
@@ -51,22 +55,24 @@ def test_the_latest_snapshot_is_kept_and_an_older_one_does_not_replace_it(
     store: EventStore,
 ) -> None:
     store.append("g1", 0, [b"1", b"2", b"3"], "c1")
-    assert store.save_snapshot("g1", 3, "r1", b"three")
-    assert not store.save_snapshot("g1", 2, "r1", b"two")
-    assert store.load_snapshot("g1", "r1") == Snapshot(3, store.head("g1").hash, "r1", b"three")
+    assert store.run(save_snapshot(store.context, "g1", 3, "r1", b"three"))
+    assert not store.run(save_snapshot(store.context, "g1", 2, "r1", b"two"))
+    assert store.run(load_snapshot(store.context, "g1", "r1")) == Snapshot(
+        3, store.head("g1").hash, "r1", b"three"
+    )
 
 
 def test_a_snapshot_of_other_rules_is_not_returned(store: EventStore) -> None:
     store.append("g1", 0, [b"1"], "c1")
-    store.save_snapshot("g1", 1, "r1", b"one")
-    assert store.load_snapshot("g1", "r2") is None
-    assert store.load_snapshot("missing", "r1") is None
+    store.run(save_snapshot(store.context, "g1", 1, "r1", b"one"))
+    assert store.run(load_snapshot(store.context, "g1", "r2")) is None
+    assert store.run(load_snapshot(store.context, "missing", "r1")) is None
 
 
 def test_a_snapshot_of_a_version_that_does_not_exist_is_refused(store: EventStore) -> None:
     store.append("g1", 0, [b"1"], "c1")
     with pytest.raises(StoreError, match="no version 5"):
-        store.save_snapshot("g1", 5, "r1", b"five")
+        store.run(save_snapshot(store.context, "g1", 5, "r1", b"five"))
 
 
 def test_loading_without_a_snapshot_folds_every_event(store: EventStore, log: list[Event]) -> None:
@@ -95,7 +101,7 @@ def test_a_game_with_no_events_loads_as_a_new_game(store: EventStore) -> None:
 
 def test_a_snapshot_of_another_state_layout_is_ignored(store: EventStore, log: list[Event]) -> None:
     _append_all(store, "g1", log)
-    store.save_snapshot("g1", 60, "rules1-stateOLDLAYOUT", b'{"not":"a state"}')
+    store.run(save_snapshot(store.context, "g1", 60, "rules1-stateOLDLAYOUT", b'{"not":"a state"}'))
     loaded = load_game(store, "g1")
     assert loaded.snapshot_version == 0
     assert loaded.state == fold(log)
@@ -103,7 +109,7 @@ def test_a_snapshot_of_another_state_layout_is_ignored(store: EventStore, log: l
 
 def test_a_snapshot_that_does_not_decode_is_ignored(store: EventStore, log: list[Event]) -> None:
     _append_all(store, "g1", log)
-    store.save_snapshot("g1", 60, snapshot_tag(), b'{"version": "sixty"}')
+    store.run(save_snapshot(store.context, "g1", 60, snapshot_tag(), b'{"version": "sixty"}'))
     loaded = load_game(store, "g1")
     assert loaded.snapshot_version == 0
     assert loaded.state == fold(log)
@@ -139,7 +145,7 @@ def test_the_async_load_is_the_sync_one(
             for start in range(0, len(log), 3):
                 batch = [encoder.encode(e) for e in log[start : start + 3]]
                 version = (await astore.append("g1", version, batch, f"c{start}")).last_version
-            loaded = await load_game_async(astore, "g1")
+            loaded = await astore.run(load_op(astore.context, "g1"))
             assert loaded.state == fold(log)
 
     run_async(scenario())

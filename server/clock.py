@@ -1,0 +1,20 @@
+"""The one way time enters the server: an injected clock (tests pass a fake one), and the one
+format times are written in."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+Clock = Callable[[], datetime]
+
+
+def system_clock() -> datetime:
+    return datetime.now(UTC)
+
+
+def iso(moment: datetime) -> str:
+    """UTC, ISO 8601, to the millisecond: `2026-11-30T01:36:40.811Z`."""
+    if moment.utcoffset():
+        moment = moment.astimezone(UTC)
+    return f"{moment:%Y-%m-%dT%H:%M:%S}.{moment.microsecond // 1000:03d}Z"

@@ -1,0 +1,299 @@
+"""What the HTTP API does with games, behind thin controllers: setting a table, sending
+commands, and every read of a game, each redacted for the caller.
+
+Every write goes through the command path of `store.games`; every outbound event and board goes
+through the domain's one redaction gate (`domain.view.visible` / `view`), for the caller's seat
+in that game (a spectator when the caller holds none). Randomness (ids, seeds) and the clock
+are passed in by the composition root, so tests can fix them.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import AsyncIterator, Callable
+from typing import TypeVar
+
+import msgspec
+from cachetools import LRUCache
+
+from domain.events import Event, GameCancelled, GameEnded, SeedRevealed, event_decoder
+from domain.setup import check_options
+from domain.state import State
+from domain.view import View, view, visible
+from projections.record import LoggedEvent, Record, RecordCommand, build_record
+from projections.replay import replay, view_at
+from server import models
+from server.accounts import AccountService
+from server.clock import Clock, iso, system_clock
+from server.errors import NotFound
+from store import accounts, games, reads
+from store.client import AsyncEventStore
+from store.protocol import Op
+from store.records import Batch, meta_decoder
+
+T = TypeVar("T")
+
+
+class GameService:
+    def __init__(
+        self,
+        store: AsyncEventStore,
+        path: games.CommandPath,
+        listings: accounts.Accounts,
+        players: AccountService,
+        *,
+        follow_store: AsyncEventStore | None = None,
+        clock: Clock = system_clock,
+        token_bytes: Callable[[int], bytes] = secrets.token_bytes,
+        cache_size: int = 256,
+    ) -> None:
+        self.store = store
+        self.follow_store = follow_store or store
+        self.path = path
+        self.listings = listings
+        self.players = players
+        self.clock = clock
+        self.token_bytes = token_bytes
+        # Each kept document is a pure function of its key: a seat's view of a game at a
+        # version never changes (docs/store.md, "Caches").
+        self._views: LRUCache[tuple[str, int, int | None, bool], bytes] = LRUCache(16 * cache_size)
+        self._replays: LRUCache[tuple[str, int, int | None, bool], bytes] = LRUCache(cache_size)
+
+    async def run(self, op: Op[T]) -> T:
+        return await self.store.run(op)
+
+    async def check_store(self) -> None:
+        """One round trip to the store; raises `StoreUnavailable` when it does not answer."""
+        await self.store.head("healthz")
+
+    # --- setting a table -------------------------------------------------------------------
+
+    async def create(self, player: str, request: models.NewGame) -> models.CreatedGame:
+        check_options(request.edition, request.seats, request.modules, self.path.game_data)
+        game_id = "g" + self.token_bytes(9).hex()
+        if request.command_id is not None:  # a retry creates (or finds) the same game
+            digest = games.digest(b"create", msgspec.json.encode(request))
+            game_id = await self.run(
+                accounts.claim_creation_op(
+                    self.listings, player, request.command_id, game_id, digest
+                )
+            )
+        name = await self.players.name_of(player)
+        now = self.clock()
+        outcome = await self.run(
+            games.create_op(
+                self.path,
+                game_id,
+                player=player,
+                name=name,
+                edition=request.edition,
+                seats=request.seats,
+                modules=request.modules,
+                entropy=request.entropy,
+                server_seed=self.token_bytes(32),
+                now=iso(now),
+                listings=(
+                    accounts.list_game(self.listings, player, game_id, now.timestamp()),
+                    accounts.open_game(self.listings, game_id, now.timestamp()),
+                ),
+            )
+        )
+        return models.CreatedGame(
+            game_id,
+            games.invite_code_of(outcome.state),
+            outcome.state.seed_commitment,
+            outcome.last_version,
+            outcome.repeated,
+        )
+
+    async def join(self, game_id: str, player: str, request: models.JoinGame) -> models.Joined:
+        now = self.clock()
+        name = await self.players.name_of(player)
+        outcome = await self.run(
+            games.join_op(
+                self.path,
+                game_id,
+                player=player,
+                name=name,
+                invite_code=request.invite_code,
+                entropy=request.entropy,
+                now=iso(now),
+                listings=(accounts.list_game(self.listings, player, game_id, now.timestamp()),),
+            )
+        )
+        started = outcome.state.phase != "waiting"
+        if started:
+            await self.run(accounts.close_game_op(self.listings, game_id))
+        return models.Joined(game_id, outcome.last_version, started, outcome.state.seat_of(player))
+
+    async def leave(self, game_id: str, player: str) -> models.TableChanged:
+        outcome = await self.run(
+            games.leave_op(self.path, game_id, player=player, now=iso(self.clock()))
+        )
+        await self.run(accounts.drop_listing_op(self.listings, player, game_id))
+        return models.TableChanged(game_id, outcome.last_version, outcome.state.phase)
+
+    async def cancel(self, game_id: str, player: str) -> models.TableChanged:
+        outcome = await self.run(
+            games.cancel_op(self.path, game_id, player=player, now=iso(self.clock()))
+        )
+        await self.run(accounts.close_game_op(self.listings, game_id))
+        return models.TableChanged(game_id, outcome.last_version, outcome.state.phase)
+
+    # --- playing --------------------------------------------------------------------------
+
+    async def execute(
+        self, game_id: str, player: str, request: models.SendCommands
+    ) -> models.CommandsAccepted:
+        outcome = await self.run(
+            games.execute_op(
+                self.path,
+                game_id,
+                player=player,
+                expected_version=request.expected_version,
+                command_id=request.command_id,
+                commands=request.commands,
+                now=iso(self.clock()),
+            )
+        )
+        over = outcome.state.finished
+        return models.CommandsAccepted(
+            version=outcome.last_version,
+            first_version=outcome.first_version,
+            repeated=outcome.repeated,
+            events=[
+                models.VersionedEvent(version, event)
+                for version, event in enumerate(outcome.events, outcome.first_version)
+                if visible(event, outcome.seat, over)
+            ],
+        )
+
+    # --- reading --------------------------------------------------------------------------
+
+    async def state(self, game_id: str) -> State:
+        return await self.run(reads.current_op(self.path, game_id))
+
+    async def board(self, game_id: str, viewer: str | None) -> bytes:
+        """The caller's view of the game now, encoded (kept per game, version and seat)."""
+        state = await self.state(game_id)
+        seat = _seat(state, viewer)
+        at_table = state.phase == "waiting" and viewer in state.players
+        key = (game_id, state.version, seat, at_table)
+        encoded = self._views.get(key)
+        if encoded is None:
+            shown = view(state, seat, everything=state.finished)
+            if at_table:  # the players at a waiting table may pass its invite code on
+                shown = msgspec.structs.replace(shown, invite_code=games.invite_code_of(state))
+            encoded = self._views[key] = msgspec.json.encode(shown)
+        return encoded
+
+    async def events(self, game_id: str, viewer: str | None, after: int) -> models.EventList:
+        state = await self.state(game_id)
+        seat, over = _seat(state, viewer), state.finished
+        found = await self.run(reads.events_op(self.path, game_id, after + 1, state.version))
+        return models.EventList(
+            state.version,
+            [
+                models.VersionedEvent(version, event)
+                for version, event in enumerate(found, after + 1)
+                if visible(event, seat, over)
+            ],
+        )
+
+    async def follow(
+        self, game_id: str, viewer: str | None, after: int, *, idle: float = 15.0
+    ) -> AsyncIterator[models.VersionedEvent | models.Revealed | None]:
+        """The caller's visible events after `after`, as they are appended (server-sent);
+        None after `idle` seconds without one. Ends after the game's last event.
+
+        When the game ends, the events the caller could not see before (the deal, the seed)
+        come as one `Revealed` right after the end; so they do on a reconnection to a game
+        that is over, since the caller may have followed it during play."""
+        state = await self.state(game_id)
+        seat = _seat(state, viewer)
+        over = state.finished
+        if over and after >= state.version:
+            return
+        if over and after > 0:
+            yield await self._revealed(game_id, seat, after)
+        while True:
+            async for stored in self.follow_store.follow(
+                game_id, after, timeout=idle, poll=min(idle, 5.0)
+            ):
+                after = stored.version
+                event = event_decoder.decode(stored.data)
+                ends = isinstance(event, (GameEnded, GameCancelled))
+                if visible(event, seat, over or ends):
+                    yield models.VersionedEvent(stored.version, event)
+                if ends and not over:
+                    over = True
+                    yield await self._revealed(game_id, seat, stored.version - 1)
+                if isinstance(event, SeedRevealed):  # a game's last event
+                    return
+            yield None
+
+    async def _revealed(self, game_id: str, seat: int | None, last: int) -> models.Revealed:
+        """The events up to `last` that `seat` could not see while the game was on."""
+        found = await self.run(reads.events_op(self.path, game_id, 1, last))
+        return models.Revealed(
+            [
+                models.VersionedEvent(version, event)
+                for version, event in enumerate(found, 1)
+                if not visible(event, seat, False)
+            ]
+        )
+
+    async def _log(self, game_id: str) -> list[Event]:
+        return [event for _v, event, _d, _h in await self.run(reads.log_op(self.path, game_id))]
+
+    async def replay(self, game_id: str, viewer: str | None) -> bytes:
+        """Every step with the caller's view after it, encoded. A finished game's replay
+        never changes, so it is kept (per game, version and seat)."""
+        state = await self.state(game_id)
+        seat = _seat(state, viewer)
+        key = (game_id, state.version, seat, False)
+        encoded = self._replays.get(key)
+        if encoded is None:
+            events = await self._log(game_id)
+            encoded = self._replays[key] = msgspec.json.encode(
+                replay(events[: state.version], seat)
+            )
+        return encoded
+
+    async def view_at(self, game_id: str, viewer: str | None, version: int) -> View:
+        state = await self.state(game_id)
+        if not 1 <= version <= state.version:
+            raise NotFound(f"version {version} is not in 1..{state.version}")
+        events = await self._log(game_id)
+        return view_at(events[: state.version], version, _seat(state, viewer))
+
+    async def record(self, game_id: str, viewer: str | None) -> Record:
+        state = await self.state(game_id)
+        log = await self.run(reads.log_op(self.path, game_id))
+        batches = await self.run(reads.batches_op(self.path, game_id))
+        return build_record(
+            game_id,
+            state,
+            [LoggedEvent(v, e, d, h) for v, e, d, h in log[: state.version]],
+            [_command(b) for b in batches if b.last_version <= state.version],
+            _seat(state, viewer),
+        )
+
+
+def _command(batch: Batch) -> RecordCommand:
+    """An append as the record tells it, from the metadata the command path kept with it."""
+    meta = meta_decoder.decode(batch.metadata)
+    return RecordCommand(
+        command_id=games.client_command_id(batch.command_id, meta.player),
+        kind=meta.kind,
+        player_id=meta.player,
+        seat=meta.seat,
+        time=meta.time,
+        commands=meta.commands,
+        first_version=batch.first_version,
+        last_version=batch.last_version,
+    )
+
+
+def _seat(state: State, viewer: str | None) -> int | None:
+    return None if viewer is None else state.seat_of(viewer)

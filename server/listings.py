@@ -1,0 +1,132 @@
+"""The lists beside the games: the lobby of tables waiting for players and each player's
+games; reading them (never writing: a GET changes nothing) and repairing them.
+
+Both lists are written before the append that creates or joins a game (`store.games`), so no
+crash leaves a game out of them; the price is a listing whose append never landed, or a table
+that filled while the lobby was not told. Readers skip those. `repair_lobby` and
+`repair_games_of` take them off, once a listing is older than `LISTING_GRACE_SECONDS` (before
+that its append may still be on its way): an explicit operation, run by the workers.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import msgspec
+
+from domain.state import State
+from server import models
+from server.clock import Clock, system_clock
+from store import accounts, reads
+from store.client import AsyncEventStore
+from store.errors import GameNotFound
+from store.games import CommandPath
+
+LISTING_GRACE_SECONDS = 600.0
+"""How long a listing may wait for the game or the seat it was made for."""
+
+
+class Repaired(msgspec.Struct, frozen=True):
+    """What a repair took off: listings whose append never landed, tables that filled."""
+
+    dropped: int = 0
+    closed: int = 0
+
+
+class ListingService:
+    def __init__(
+        self,
+        store: AsyncEventStore,
+        path: CommandPath,
+        keys: accounts.Accounts,
+        *,
+        clock: Clock = system_clock,
+    ) -> None:
+        self.store = store
+        self.path = path
+        self.keys = keys
+        self.clock = clock
+
+    async def _listed(self, game_id: str) -> State | None:
+        """A listed game's state; None for a game listed before a creation that failed."""
+        try:
+            return await self.store.run(reads.current_op(self.path, game_id))
+        except GameNotFound:
+            return None
+
+    async def lobby(self, limit: int = 100) -> list[models.LobbyGame]:
+        """The tables waiting for players, oldest first."""
+        games = []
+        for game_id, _listed in await self.store.run(accounts.lobby_op(self.keys, limit)):
+            state = await self._listed(game_id)
+            if state is not None and state.phase == "waiting":
+                board = state.board
+                games.append(
+                    models.LobbyGame(
+                        game_id, board.edition, board.seats, board.modules, state.players,
+                        state.version,
+                    )
+                )  # fmt: skip
+        return games
+
+    async def my_games(self, player: str) -> list[models.MyGame]:
+        """The player's games: those awaiting their decision first, then the others; each
+        group longest waiting first (games that never changed since last)."""
+        now = self.clock()
+        mine = []
+        for game_id, _listed in await self.store.run(accounts.games_of_op(self.keys, player)):
+            state = await self._listed(game_id)
+            if state is None or player not in state.players:  # its append did not land
+                continue
+            seat = state.seat_of(player)
+            pending = state.pending
+            since = await self.store.run(reads.last_change_op(self.path, game_id))
+            waited = (now - datetime.fromisoformat(since)).total_seconds() if since else None
+            mine.append(
+                models.MyGame(
+                    game_id=game_id,
+                    edition=state.board.edition,
+                    seats=state.board.seats,
+                    modules=state.board.modules,
+                    phase=state.phase,
+                    seat=seat,
+                    your_decision=pending is not None and pending.seat == seat,
+                    step=pending.step if pending is not None else None,
+                    version=state.version,
+                    since=since,
+                    waited_seconds=waited,
+                    result=state.result,
+                )
+            )
+        mine.sort(key=lambda g: (not g.your_decision, -(g.waited_seconds or 0.0)))
+        return mine
+
+    def _cutoff(self) -> float:
+        """Listings made before this moment whose append has not landed never will."""
+        return self.clock().timestamp() - LISTING_GRACE_SECONDS
+
+    async def repair_lobby(self, limit: int = 1000) -> Repaired:
+        """Take off the lobby the tables that filled or were cancelled, and the listings of
+        creations that never landed."""
+        dropped = closed = 0
+        cutoff = self._cutoff()
+        for game_id, listed in await self.store.run(accounts.lobby_op(self.keys, limit)):
+            state = await self._listed(game_id)
+            if state is None and listed < cutoff:
+                await self.store.run(accounts.drop_open_game_op(self.keys, game_id, cutoff))
+                dropped += 1
+            elif state is not None and state.phase != "waiting":
+                await self.store.run(accounts.close_game_op(self.keys, game_id))
+                closed += 1
+        return Repaired(dropped, closed)
+
+    async def repair_games_of(self, player: str) -> Repaired:
+        """Take off a player's list the games whose creation or join never landed."""
+        dropped = 0
+        cutoff = self._cutoff()
+        for game_id, listed in await self.store.run(accounts.games_of_op(self.keys, player)):
+            state = await self._listed(game_id)
+            if (state is None or player not in state.players) and listed < cutoff:
+                await self.store.run(accounts.unlist_game_op(self.keys, player, game_id, cutoff))
+                dropped += 1
+        return Repaired(dropped=dropped)
