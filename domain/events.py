@@ -2,7 +2,7 @@
 
 Events carry the outcome of randomness (which card was revealed), so replaying a log never
 re-rolls. Each event is public, private to one seat, or for the server only (`visibility`);
-the one redaction function of `domain.redaction` reads it on every outbound path.
+the one redaction gate of `domain.view` (`visible`) reads it on every outbound path.
 
 Stability: tags never change, new fields get defaults, a field never changes type.
 In events a "seat" may be the Architetto, whose number is the seat count (R22).
@@ -26,8 +26,9 @@ Module = Literal["trade_routes", "delegates"]
 Part = Literal["draw", "hidden"]
 
 
-class _Event(msgspec.Struct, frozen=True, gc=False, tag_field="type", forbid_unknown_fields=True):
-    pass
+class _Event(msgspec.Struct, frozen=True, gc=False, tag_field="type"):
+    """Events are stored: they are read leniently, so that an event written by a newer
+    version, with a field added (and its default), still folds here."""
 
 
 # --- creation and setup -------------------------------------------------------------------
@@ -221,7 +222,7 @@ class ArchitettoRevealed(_Event, tag="architetto_revealed", frozen=True):
 
 
 @final
-class SeatScore(msgspec.Struct, frozen=True, gc=False, forbid_unknown_fields=True):
+class SeatScore(msgspec.Struct, frozen=True, gc=False):
     """R36: a final score and its parts; `seat` may be the Architetto."""
 
     seat: int

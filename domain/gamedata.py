@@ -13,17 +13,19 @@ from typing import Literal
 
 import msgspec
 
+from domain.unknown_fields import unknown_fields
+
 FORMAT = "patrician-game-data/1"
 
 Action = Literal["move_top_floor", "take_any_faceup_card"]
 
 
-class Noble(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class Noble(msgspec.Struct, frozen=True):
     id: str
     label: str
 
 
-class City(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class City(msgspec.Struct, frozen=True):
     name: str
     floors: int
     prestige_tokens: tuple[int, int]
@@ -34,7 +36,7 @@ class City(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     floors_source: str = ""
 
 
-class Card(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class Card(msgspec.Struct, frozen=True):
     id: str
     city: str
     crests: int
@@ -43,23 +45,23 @@ class Card(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     action: Action | None = None
 
 
-class TradeRoutes(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class TradeRoutes(msgspec.Struct, frozen=True):
     nine_city_board: tuple[tuple[str, str], ...]
     ten_city_board: tuple[tuple[str, str], ...]
 
 
-class MinorDelegate(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class MinorDelegate(msgspec.Struct, frozen=True):
     token_value: int
     tie_order: tuple[str, ...]
     tie_order_five_players: tuple[str, ...] | None = None
 
 
-class MajorDelegate(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class MajorDelegate(msgspec.Struct, frozen=True):
     cities: tuple[str, ...]
     tie_order: tuple[str, ...]
 
 
-class Delegates(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class Delegates(msgspec.Struct, frozen=True):
     a: MinorDelegate = msgspec.field(name="A")
     b: MinorDelegate = msgspec.field(name="B")
     c: MinorDelegate = msgspec.field(name="C")
@@ -69,17 +71,17 @@ class Delegates(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
         return (("A", self.a), ("B", self.b), ("C", self.c))
 
 
-class TowerPieces(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class TowerPieces(msgspec.Struct, frozen=True):
     towers_of_influence: dict[str, int]
     classic_2007: dict[str, int]
 
 
-class PortraitSets(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class PortraitSets(msgspec.Struct, frozen=True):
     set_size: int
     points_per_set: int
 
 
-class GameData(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class GameData(msgspec.Struct, frozen=True):
     format: str
     nobles: tuple[Noble, ...]
     cities: tuple[City, ...]
@@ -100,13 +102,18 @@ _decoder = msgspec.json.Decoder(GameData)
 
 
 def decode_game_data(raw: bytes | str) -> GameData:
-    """Decode and validate a card file; raise `GameDataError` naming the first broken rule."""
+    """Decode and validate a card file a user hands in; raise `GameDataError` naming the
+    first broken rule, or a field the format does not have (a typo, say). The card data kept
+    in a game's first event is read leniently instead, like every stored event."""
     try:
         data = _decoder.decode(raw)
     except msgspec.ValidationError as error:
         raise GameDataError(f"card file does not fit the schema: {error}") from None
     except msgspec.DecodeError as error:
         raise GameDataError(f"card file is not valid JSON: {error}") from None
+    unknown = unknown_fields(msgspec.json.decode(raw), data)
+    if unknown:
+        raise GameDataError(f"card file has a field {FORMAT} does not know: {unknown[0]}")
     validate_game_data(data)
     return data
 

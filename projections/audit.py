@@ -31,6 +31,7 @@ from domain.scoring import final_scores
 from domain.setup import cancel_game, create_game, join_game, leave_game
 from domain.shuffle import ALGORITHM, commitment
 from domain.state import NEW_GAME, State
+from domain.unknown_fields import unknown_fields
 from projections.narrate import describe_command, narrate
 from projections.record import FORMAT, Record, RecordCommand, deal_of, players_of
 from store import chain
@@ -93,6 +94,9 @@ def _shape(raw: bytes) -> Record:
         record = record_decoder.decode(raw)
     except (msgspec.DecodeError, RecursionError) as error:
         raise Refusal("shape", f"not a {FORMAT} document: {error}") from None
+    unknown = unknown_fields(msgspec.json.decode(raw), record)
+    if unknown:  # a field nothing here would check
+        raise Refusal("shape", f"{unknown[0][2:]}: a field {FORMAT} does not have")
     if record.format != FORMAT:
         raise Refusal("shape", f"format: {record.format!r} is not {FORMAT!r}")
     if not record.complete:
@@ -202,7 +206,11 @@ def _difference(said: object, found: object, path: str) -> tuple[str, object, ob
         for key in found:
             if said.get(key) != found[key]:
                 return _difference(said.get(key), found[key], f"{path}.{key}")
-    elif isinstance(said, list) and isinstance(found, list) and len(said) == len(found):
+    elif (
+        isinstance(said, list | tuple)
+        and isinstance(found, list | tuple)
+        and len(said) == len(found)
+    ):
         for i, (a, b) in enumerate(zip(said, found, strict=True)):
             if a != b:
                 return _difference(a, b, f"{path}[{i}]")

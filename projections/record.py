@@ -34,21 +34,21 @@ from domain.view import visible
 FORMAT = "patrician-record/1"
 
 
-class RecordPlayer(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class RecordPlayer(msgspec.Struct, frozen=True):
     joined: int
     player_id: str
     name: str
     seat: int | None
 
 
-class RecordFairness(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class RecordFairness(msgspec.Struct, frozen=True):
     shuffle_algorithm: str
     seed_commitment: str
     entropies: tuple[str, ...]
     server_seed: str | None
 
 
-class RecordDeal(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class RecordDeal(msgspec.Struct, frozen=True):
     seat_players: tuple[int, ...]
     hands: tuple[tuple[str, ...], ...]
     draw_pile: tuple[str, ...]
@@ -56,7 +56,7 @@ class RecordDeal(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     architetto_hidden: tuple[str, ...]
 
 
-class RecordCommand(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class RecordCommand(msgspec.Struct, frozen=True):
     command_id: str
     kind: str
     player_id: str
@@ -67,18 +67,18 @@ class RecordCommand(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     last_version: int
 
 
-class RecordEvent(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class RecordEvent(msgspec.Struct, frozen=True):
     version: int
     hash: str
     data: str
 
 
-class RecordHead(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class RecordHead(msgspec.Struct, frozen=True):
     version: int
     hash: str
 
 
-class Record(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class Record(msgspec.Struct, frozen=True):
     format: str
     game_id: str
     complete: bool

@@ -11,6 +11,8 @@ failure, a distinct exit code, and never a traceback.
 from __future__ import annotations
 
 import copy
+import subprocess
+import sys
 import json
 import random
 import re
@@ -326,3 +328,20 @@ def test_a_malformed_record_gets_a_named_reason_and_never_a_traceback(
     assert checks and all(check.detail for check in checks)
     if not checks[-1].ok:
         assert exit_code(checks) != 0
+
+
+def test_the_audit_runs_where_redis_is_not_installed(
+    records: dict[str, Json], tmp_path: Any
+) -> None:
+    """A verifier needs the rules and the record, not the server's database client."""
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(records["left"]))
+    program = (
+        "import sys; sys.modules['redis'] = None; sys.modules['fakeredis'] = None\n"
+        "from projections.audit import audit, exit_code\n"
+        f"checks = audit(open({str(path)!r}, 'rb').read())\n"
+        "assert 'redis' not in {m.split('.')[0] for m in sys.modules if sys.modules[m]}\n"
+        "raise SystemExit(exit_code(checks))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
