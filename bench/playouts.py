@@ -25,11 +25,10 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 
 from msgspec.structs import replace  # noqa: E402
 
-from domain.commands import Command  # noqa: E402
 from domain.events import Event  # noqa: E402
 from domain.evolve import evolve, fold  # noqa: E402
 from domain.gamedata import GameData  # noqa: E402
-from domain.playout import play_out  # noqa: E402
+from domain.playout import play_out, random_chooser  # noqa: E402
 from domain.setup import new_game  # noqa: E402
 from domain.state import NEW_GAME, State  # noqa: E402
 from server.carddata import load_game_data  # noqa: E402
@@ -42,9 +41,7 @@ def play_games(
     rng = random.Random(seed)
     seeds = [rng.randbytes(32) for _ in range(games)]
 
-    def choose(_: State, legal: Sequence[Command]) -> Command:
-        return legal[rng.randrange(len(legal))]
-
+    choose = random_chooser(rng)
     logs = []
     start = time.perf_counter()
     for server_seed in seeds:

@@ -39,6 +39,7 @@ from domain.decide import decide  # noqa: E402
 from domain.events import encoder  # noqa: E402
 from domain.evolve import fold  # noqa: E402
 from domain.legal import legal_commands  # noqa: E402
+from domain.playout import pick  # noqa: E402
 from domain.setup import new_game  # noqa: E402
 from domain.state import NEW_GAME  # noqa: E402
 from server.carddata import load_game_data  # noqa: E402
@@ -116,7 +117,7 @@ def recorded_batches(games: int) -> list[list[list[bytes]]]:
         state = fold(opening)
         while state.pending is not None:
             legal = legal_commands(state, state.pending.seat)
-            events, state = decide(state, state.pending.seat, legal[rng.randrange(len(legal))])
+            events, state = decide(state, state.pending.seat, pick(legal, rng))
             batches.append(events)
         recorded.append([[encoder.encode(event) for event in batch] for batch in batches])
     return recorded

@@ -65,4 +65,3 @@ Command = (
 )
 
 command_decoder = msgspec.json.Decoder(Command)
-commands_decoder = msgspec.json.Decoder(list[Command])

@@ -26,7 +26,7 @@ from server import models
 from server.accounts import AccountService
 from server.clock import Clock, iso, system_clock
 from server.errors import NotFound
-from store import accounts, games, reads
+from store import accounts, appending, games, reads
 from store.client import AsyncEventStore
 from store.protocol import Op
 from store.records import Batch, meta_decoder
@@ -72,7 +72,7 @@ class GameService:
         check_options(request.edition, request.seats, request.modules, self.path.game_data)
         game_id = "g" + self.token_bytes(9).hex()
         if request.command_id is not None:  # a retry creates (or finds) the same game
-            digest = games.digest(b"create", msgspec.json.encode(request))
+            digest = appending.digest(b"create", msgspec.json.encode(request))
             game_id = await self.run(
                 accounts.claim_creation_op(
                     self.listings, player, request.command_id, game_id, digest

@@ -5,15 +5,14 @@ from __future__ import annotations
 import random
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 import msgspec
 
-from domain.commands import Command
 from domain.events import Event, GameEnded, StepStarted
 from domain.evolve import fold
 from domain.gamedata import GameData
-from domain.playout import play_out
+from domain.playout import play_out, random_chooser
 from domain.setup import new_game
 from domain.state import State
 
@@ -32,13 +31,6 @@ class Summary(msgspec.Struct):
     shared: int = 0
     totals: Counter[int] = msgspec.field(default_factory=Counter)
     seconds: float = 0.0
-
-
-def random_chooser(rng: random.Random) -> Callable[[State, Sequence[Command]], Command]:
-    def choose(state: State, legal: Sequence[Command]) -> Command:
-        return legal[rng.randrange(len(legal))]
-
-    return choose
 
 
 def random_game(

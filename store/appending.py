@@ -20,13 +20,19 @@ from store.protocol import Op, evaluate, reply_text
 from store.records import AppendResult
 
 
+def digest(*parts: bytes) -> str:
+    """The SHA-256 (hex) of a request's parts, each length-prefixed, so that no two different
+    lists of parts share one byte string: the digest a command record keeps."""
+    framed = hashlib.sha256()
+    for part in parts:
+        framed.update(len(part).to_bytes(8, "big"))
+        framed.update(part)
+    return framed.hexdigest()
+
+
 def default_digest(expected_version: int, events: Sequence[bytes]) -> str:
-    """The default digest of an append request: the expected version and the events, each
-    length-prefixed so that no two different requests share one byte string."""
-    parts = [expected_version.to_bytes(8, "big")]
-    for data in events:
-        parts += (len(data).to_bytes(8, "big"), data)
-    return hashlib.sha256(b"".join(parts)).hexdigest()
+    """The default digest of an append request: its expected version and its events."""
+    return digest(expected_version.to_bytes(8, "big"), *events)
 
 
 class AppendCall:

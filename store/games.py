@@ -30,6 +30,7 @@ from domain.gamedata import GameData
 from domain.setup import cancel_game, create_game, join_game, leave_game
 from domain.state import NEW_GAME, State
 from store import appending, streams
+from store.appending import digest
 from store.context import Context
 from store.errors import (
     CommandIdReused,
@@ -98,10 +99,6 @@ class CommandPath:
         self.cache = cache or StateCache()
         self.snapshots = snapshots or SnapshotPolicy()
         self.conflict_retries = conflict_retries
-
-
-def digest(*parts: bytes) -> str:
-    return hashlib.sha256(b"\x00".join(parts)).hexdigest()
 
 
 def invite_code_of(state: State) -> str:

@@ -89,7 +89,3 @@ class KeySpace:
     def outbox_keys(self) -> list[str]:
         """Every outbox feed, one per shard, in shard order."""
         return [self.outbox(shard) for shard in range(self.shards)]
-
-    def pattern(self) -> str:
-        """A SCAN pattern that matches every key under this prefix (for tests and tools)."""
-        return f"{self.prefix}:*"

@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 import msgspec
 
 from domain.board import RULES_VERSION
-from domain.events import events_decoder
+from domain.events import decode_events
 from domain.evolve import fold
 from domain.state import NEW_GAME, State
 from store import chain
@@ -89,7 +89,7 @@ def load_op(ctx: Context, game_id: str) -> Op[LoadedGame]:
             state = NEW_GAME
     assert state is not None
     try:
-        decoded = events_decoder.decode(b"[" + b",".join(tail.datas) + b"]")
+        decoded = decode_events(tail.datas)
     except msgspec.MsgspecError as error:
         raise CorruptGame(f"game {game_id}: an event does not decode: {error}") from error
     state = fold(decoded, state)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from domain.events import Event, event_decoder, events_decoder
+from domain.events import Event, decode_events, event_decoder
 from domain.evolve import fold
 from domain.state import State
 from store import streams
@@ -42,9 +42,7 @@ def current_op(path: CommandPath, game_id: str, expected: int | None = None) -> 
     else:
         newer = yield from streams.read(path.context, game_id, after=state.version)
         if newer:
-            state = fold(
-                events_decoder.decode(b"[" + b",".join(e.data for e in newer) + b"]"), state
-            )
+            state = fold(decode_events(e.data for e in newer), state)
     if state.version == 0:
         raise GameNotFound(game_id)
     path.cache.put(game_id, state)

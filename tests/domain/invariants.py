@@ -46,6 +46,7 @@ from domain.events import (
 from domain.evolve import fold
 from domain.gamedata import GameData
 from domain.legal import legal_commands
+from domain.playout import pick
 from domain.scoring import final_scores
 from domain.setup import deal, new_game
 from domain.state import State
@@ -220,7 +221,7 @@ def play_checked(
     while state.pending is not None:
         legal = checker.check_decisions(state, rng)
         seat = state.pending.seat
-        events, state = decide(state, seat, legal[rng.randrange(len(legal))])
+        events, state = decide(state, seat, pick(legal, rng))
         log += events
         checker.note(events)
         checker.check_state(state)

@@ -10,6 +10,7 @@ from domain.events import Event, encoder
 from domain.evolve import fold
 from domain.gamedata import GameData
 from domain.legal import legal_commands
+from domain.playout import pick
 from domain.setup import new_game
 from server.simulate import random_game
 
@@ -46,7 +47,7 @@ def test_the_same_seed_and_commands_give_a_byte_identical_log(game_data: GameDat
     while state.pending is not None:
         seat = state.pending.seat
         legal = legal_commands(state, seat)
-        command = legal[rng.randrange(len(legal))]
+        command = pick(legal, rng)
         commands.append((seat, command))
         _, state = decide(state, seat, command)
     first = _replay(game_data, seed, 3, commands)
