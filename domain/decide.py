@@ -40,7 +40,8 @@ from domain.events import (
     TradeRoutePlaced,
 )
 from domain.evolve import evolve
-from domain.legal import legal_commands, moves, take_cities, trade_routes
+from domain.legal import legal_commands, moves, trade_routes
+from domain.refusals import why_refused
 from domain.scoring import city_scoring, final_scores, would_hold
 from domain.state import State
 
@@ -77,7 +78,7 @@ def decide(state: State, seat: int, command: Command) -> tuple[list[Event], Stat
     if isinstance(command, PlaceTradeRoute):
         command = _canonical_route(state.board, command)
     if command not in legal_commands(state, seat):
-        raise _why_refused(state, command)
+        raise why_refused(state, command)
     run = _Run(state)
     match command:
         case PlayCard(card=card):
@@ -327,103 +328,3 @@ def _canonical_route(board: Board, command: PlaceTradeRoute) -> PlaceTradeRoute:
     a, b = command.cities
     ia, ib = board.city_index.get(a, -1), board.city_index.get(b, -1)
     return PlaceTradeRoute((b, a), command.side) if ib < ia else command
-
-
-_STEP_OF: dict[type, str] = {
-    PlayCard: "play_card",
-    PlaceFloor: "place_floor",
-    TakeCard: "take_card",
-    MoveFloor: "move_floor",
-    PlaceTradeRoute: "trade_route",
-    ChooseArchitettoSite: "architetto_site",
-}
-
-
-def _why_refused(state: State, command: Command) -> IllegalCommand:
-    pending = state.pending
-    assert pending is not None
-    step = _STEP_OF.get(type(command))
-    if step is None:  # skip
-        return IllegalCommand(
-            "step_not_optional",
-            "R44",
-            f"{pending.step} cannot be skipped; only the move and the trade route are optional",
-        )
-    if step != pending.step:
-        return IllegalCommand("wrong_step", "R44", f"the game waits for {pending.step}, not {step}")
-    board = state.board
-    match command:
-        case PlayCard(card=card):
-            return IllegalCommand("card_not_in_hand", "R10", f"card {card} is not in your hand")
-        case PlaceFloor(site=site):
-            if site not in (0, 1):
-                return IllegalCommand("unknown_site", "R11", f"site {site} is not 0 or 1")
-            return IllegalCommand(
-                "last_floor_must_fill_empty_site",
-                "R12",
-                "the city's last floor must go on its empty site",
-            )
-        case TakeCard(city=name):
-            city = board.city_index.get(name)
-            if city is None:
-                return _unknown_city(board, name)
-            if state.face_up[city] is None:
-                return IllegalCommand("no_face_up_card", "R14", f"{name} has no face-up card")
-            built = board.cities[_built_city(state)]
-            allowed = ", ".join(option.city for option in take_cities(state))
-            return IllegalCommand(
-                "must_take_built_city",
-                "R14",
-                f"take the face-up card of {built}, the city you built in (allowed: {allowed})",
-            )
-        case MoveFloor(city=name, from_site=site):
-            city = board.city_index.get(name)
-            if city is None:
-                return _unknown_city(board, name)
-            if city == _built_city(state):
-                return IllegalCommand(
-                    "move_in_built_city", "R15", f"you built in {name} this turn; move elsewhere"
-                )
-            if state.winners[city] is not None:
-                return IllegalCommand("city_already_scored", "R15", f"{name} is already scored")
-            if site not in (0, 1):
-                return IllegalCommand("unknown_site", "R15", f"site {site} is not 0 or 1")
-            seat = pending.seat
-            if seat not in state.towers[2 * city] and seat not in state.towers[2 * city + 1]:
-                return IllegalCommand(
-                    "no_floor_owned", "R15", f"you own no floor in {name}, so you cannot move there"
-                )
-            return IllegalCommand("site_empty", "R46", f"site {site} of {name} is empty")
-        case PlaceTradeRoute(cities=(a, b)):
-            for name in (a, b):
-                if name not in board.city_index:
-                    return _unknown_city(board, name)
-            if command.side not in ("trader", "bandit"):
-                return IllegalCommand("unknown_side", "R30", "a marker is a trader or a bandit")
-            return _route_refusal(state, board.city_index[a], board.city_index[b])
-        case _:
-            return IllegalCommand("unknown_site", "R21", "choose site 0 or 1")
-
-
-def _unknown_city(board: Board, name: str) -> IllegalCommand:
-    return IllegalCommand(
-        "unknown_city", "R2", f"{name!r} is not a city of this board ({', '.join(board.cities)})"
-    )
-
-
-def _route_refusal(state: State, a: int, b: int) -> IllegalCommand:
-    pair = (min(a, b), max(a, b))
-    names = f"{state.board.cities[pair[0]]}-{state.board.cities[pair[1]]}"
-    if state.markers_left[state.active] == 0:
-        return IllegalCommand("no_markers_left", "R31", "you have no trade route marker left")
-    if pair not in state.board.signposts:
-        return IllegalCommand("no_such_signpost", "R30", f"there is no signpost {names}")
-    if any((marker.a, marker.b) == pair for marker in state.markers):
-        return IllegalCommand("signpost_taken", "R30", f"signpost {names} already has a marker")
-    if state.played_card().city in pair:
-        return IllegalCommand(
-            "played_city_on_route", "R30", "neither city may be the played card's city"
-        )
-    return IllegalCommand(
-        "city_marker_limit", "R30", f"a city of {names} already has two markers pointing to it"
-    )

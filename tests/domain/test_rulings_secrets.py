@@ -9,12 +9,16 @@ learn, so that a leak through any field, present or future, is caught.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import NamedTuple
 
 import msgspec
 import pytest
 
+from domain import decide as decide_module
+from domain import refusals, setup
 from domain.commands import (
     ChooseArchitettoSite,
     Command,
@@ -447,3 +451,19 @@ def test_r43_every_listed_command_is_accepted_and_nothing_else(
                     decide(state, pending.seat, probe)
         _, state = decide(state, pending.seat, options[-1])
     assert state.phase == "over"
+
+
+def test_r43_every_reason_of_refusal_has_a_test_that_gives_it() -> None:
+    """The codes of `domain.refusals` and `domain.decide`, each produced by some test (the
+    catch-all `not_allowed` aside, which the playouts say never comes)."""
+    here = Path(__file__).parents[1]
+    sources = [Path(refusals.__file__), Path(decide_module.__file__), Path(setup.__file__)]
+    codes = {
+        code
+        for source in sources
+        for code in re.findall(r'IllegalCommand\(\s*"(\w+)"', source.read_text())
+    }
+    assert len(codes) > 20
+    tests = "".join(path.read_text() for path in here.rglob("test_*.py"))
+    untested = sorted(code for code in codes - {"not_allowed"} if f'"{code}"' not in tests)
+    assert not untested, f"no test gives {untested}"
