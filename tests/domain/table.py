@@ -3,12 +3,14 @@
 `table(...)` starts a real game (created, joined, dealt from a fixed seed) and then arranges
 it: hands, face-up cards, draw pile, towers, tokens, markers, whose decision it is. Arranging
 replaces state fields directly: a ruling test states its situation ("Milano holds black,
-black on site 0 and nothing on site 1") rather than replaying a game that leads there.
+black on site 0 and nothing on site 1") rather than replaying a game that leads there; and
+`check_arranged` then checks that the situation keeps what every state of a legal game keeps.
 `act` sends commands one by one through `play`, exactly as a seat would.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import TypeVar
 
@@ -113,7 +115,7 @@ def table(
     won = list(state.winners)
     for name, pair in (winners or {}).items():
         won[board.city_index[name]] = pair
-    return replace(
+    arranged = replace(
         state,
         hands=tuple(hand_list),
         played=tuple(played_list),
@@ -131,6 +133,45 @@ def table(
         active=active,
         pending=StepStarted(active, "play_card"),
     )
+    check_arranged(arranged, floors_conserved=supply is None)
+    return arranged
+
+
+def check_arranged(state: State, *, floors_conserved: bool = True) -> None:
+    """What every state of a legal game keeps (tests/domain/invariants.py), checked of an
+    arranged one as far as an arrangement can keep it: no card in two places and none that
+    is not in the game, no city over its floor count and a full city scored, markers
+    conserved and at most two pointing to a city (R30), no negative supply, and each
+    builder's floors on the board and in supply adding up to what it started with (unless
+    the test sets the supply itself).
+
+    Two things an arrangement may leave out, on purpose: cards taken out of the deal and
+    named nowhere (a test that empties the draw pile does not say where its cards went), and
+    the floors of a city it marks as scored (`winners` states the tokens, not the towers)."""
+    board = state.board
+    cards: Counter[str] = Counter()
+    for group in (*state.hands, *state.played, state.draw, state.hidden):
+        cards.update(group)
+    cards.update(card for card in state.face_up if card is not None)
+    assert max(cards.values(), default=1) == 1, "a card lies in two places"
+    assert set(cards) <= set(board.card_order), "a card that is not in this game"
+    for city, name in enumerate(board.cities):
+        floors = state.city_floors(city)
+        assert floors <= board.capacity[city], f"{name} holds more than its floor count"
+        if floors == board.capacity[city]:
+            assert state.winners[city] is not None, f"{name} is full but not scored"
+    for seat in range(board.seats):
+        placed = sum(1 for marker in state.markers if marker.seat == seat)
+        assert placed + state.markers_left[seat] == board.markers_per_seat, "markers conserved"
+    pointing = Counter[int]()
+    for marker in state.markers:
+        pointing.update((marker.a, marker.b))
+    assert all(count <= 2 for count in pointing.values()), "R30: two markers per city at most"
+    for builder in range(board.builders):
+        on_board = sum(site.count(builder) for site in state.towers)
+        assert 0 <= state.supply[builder], "no negative supply"
+        if floors_conserved:
+            assert state.supply[builder] + on_board == board.supply[builder], "floors conserved"
 
 
 def _marker(board: Board, seat: int, a: str, b: str, side: str) -> Marker:

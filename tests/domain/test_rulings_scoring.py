@@ -82,7 +82,8 @@ def test_r13_a_city_is_scored_the_moment_it_holds_its_floor_count() -> None:
 
 
 def test_r13_city_scoring_reads_only_the_towers() -> None:
-    state = table(3, towers={"Roma": ((0, 1, 1, 2, 0), (2, 2, 1, 0))})
+    # Marked as won by others already: scoring reads the towers, nothing else.
+    state = table(3, towers={"Roma": ((0, 1, 1, 2, 0), (2, 2, 1, 0))}, winners={"Roma": (1, 1)})
     roma = state.board.city_index["Roma"]
     # Taller site 0: 0 and 1 tie on two floors, seat 0's is highest; shorter site 1: seat 2.
     assert city_scoring(state, roma) == CityScored("Roma", 0, 9, 2, 6)

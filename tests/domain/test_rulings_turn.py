@@ -113,7 +113,9 @@ def test_r12_last_floor_must_fill_an_empty_site() -> None:
     assert (error.code, error.rule) == ("last_floor_must_fill_empty_site", "R12")
     events, after = act(after, 0, PlaceFloor(1))
     assert sites(after, "Verona") == ((1, 1, 2, 2), (0,))
-    assert of_type(events, CityScored)
+    # R13: the full city is scored at once: the taller site's top floor (seat 2) takes the
+    # high token (5, Verona's floor count), the shorter's (seat 0) the low one (5 - 3).
+    assert of_type(events, CityScored) == [CityScored("Verona", 2, 5, 0, 2)]
 
 
 def test_r12_last_floor_fills_an_empty_site_0_as_well() -> None:
@@ -383,7 +385,11 @@ def test_r19_a_seat_with_an_empty_hand_is_skipped() -> None:
 def test_r19_the_game_ends_when_no_seat_has_a_card_in_hand() -> None:
     state = table(3, hands={0: ["MIL-5"], 1: [], 2: []}, clear_face_up=True, draw=[])
     events, after = act(state, 0, PlayCard("MIL-5"), PlaceFloor(0))
-    assert of_type(events, GameEnded)
+    (ended,) = of_type(events, GameEnded)
+    assert [score.total for score in ended.scores] == [0, 0, 0]
+    # R37: tied on score, the seats with the fewest floors on the board win (seat 0 built one).
+    assert [score.floors_on_board for score in ended.scores] == [1, 0, 0]
+    assert ended.winners == (1, 2)
     assert after.phase == "over"
     assert after.pending is None
     error = refused(after, 0, PlayCard("ROM-7"))

@@ -11,14 +11,9 @@ from pathlib import Path
 from litestar.testing import TestClient
 
 from server.app import Settings, create_app
-from server.models import MAX_BODY
 from tests.processes import free_port
 from tests.server.live import LiveServer, build_app, unique_prefix
 from tests.store.servers import RedisServer
-
-
-def test_the_body_limit_is_64_kib() -> None:
-    assert MAX_BODY == Settings().max_body == 64 * 1024
 
 
 def test_the_app_builds_without_deprecation_warnings() -> None:
