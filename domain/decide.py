@@ -116,15 +116,35 @@ def decide(state: State, seat: int, command: Command) -> tuple[list[Event], Stat
 
 def decide_all(state: State, seat: int, commands: Sequence[Command]) -> tuple[list[Event], State]:
     """Decide a seat's commands one after the other, all of them or none (`CommandRefused`
-    names the first refused); the events and the state they lead to."""
+    names the first refused); the events and the state they lead to.
+
+    R42: a batch ends where a hidden card is turned up (a refill, the Architetto's reveal).
+    A command after it would be judged on a card its sender has not seen, and a refusal of
+    the batch would tell them something of that card while nothing is written; so such a
+    command is refused, whatever it is, and is to be sent once the card is seen."""
     events: list[Event] = []
+    decided: list[Event] = []
     for index, command in enumerate(commands):
+        if any(type(event) in _REVEALING for event in decided):
+            raise CommandRefused(
+                index,
+                IllegalCommand(
+                    "sent_before_a_reveal",
+                    "R42",
+                    f"command {index - 1} turned up a hidden card: send the commands after it "
+                    "once you have seen it",
+                ),
+            )
         try:
             decided, state = decide(state, seat, command)
         except IllegalCommand as error:
             raise CommandRefused(index, error) from None
         events += decided
     return events, state
+
+
+_REVEALING = (CardRevealed, ArchitettoRevealed)
+"""The events that turn a hidden card face up (R16, R20, R24)."""
 
 
 # --- the sequence of steps ----------------------------------------------------------------

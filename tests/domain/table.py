@@ -169,7 +169,7 @@ def check_arranged(state: State, *, floors_conserved: bool = True) -> None:
     assert all(count <= 2 for count in pointing.values()), "R30: two markers per city at most"
     for builder in range(board.builders):
         on_board = sum(site.count(builder) for site in state.towers)
-        assert 0 <= state.supply[builder], "no negative supply"
+        assert state.supply[builder] >= 0, "no negative supply"
         if floors_conserved:
             assert state.supply[builder] + on_board == board.supply[builder], "floors conserved"
 

@@ -29,11 +29,12 @@ from domain.commands import (
     Skip,
     TakeCard,
 )
-from domain.decide import decide
-from domain.errors import IllegalCommand
+from domain.decide import decide, decide_all
+from domain.errors import CommandRefused, IllegalCommand
 from domain.events import (
     ArchitettoCardsSetAside,
     CardPlayed,
+    CardRevealed,
     DrawPileStacked,
     Event,
     GameCreated,
@@ -467,3 +468,32 @@ def test_r43_every_reason_of_refusal_has_a_test_that_gives_it() -> None:
     tests = "".join(path.read_text() for path in here.rglob("test_*.py"))
     untested = sorted(code for code in codes - {"not_allowed"} if f'"{code}"' not in tests)
     assert not untested, f"no test gives {untested}"
+
+
+@pytest.mark.parametrize(
+    "after_the_reveal",
+    [PlayCard("NOPE-0"), Skip(), PlaceFloor(0), TakeCard("Roma")],
+)
+def test_r42_a_batch_ends_where_a_hidden_card_is_turned_up(after_the_reveal: Command) -> None:
+    """A batch refused after a refill would tell its sender about the card refilled (what the
+    next step is, whether the Architetto's site is forced...) while writing nothing. So any
+    command after a reveal is refused in the same words, whatever the hidden cards were."""
+    answers = set()
+    for pile in (["VER-4", "LUC-5"], ["ROM-7", "SIE-3"], ["FIR-3"]):
+        state = table(3, hands={0: ["MIL-5"]}, face_up={"Milano": "SIE-1"}, draw=pile)
+        turn: list[Command] = [PlayCard("MIL-5"), PlaceFloor(0), TakeCard("Milano")]
+        with pytest.raises(CommandRefused) as refused:
+            decide_all(state, 0, [*turn, after_the_reveal])
+        error = refused.value.error
+        answers.add((refused.value.index, error.code, error.rule, error.message))
+        events, _ = decide_all(state, 0, turn)  # the turn up to the reveal is accepted
+        assert any(isinstance(event, CardRevealed) for event in events)
+    assert answers == {
+        (
+            3,
+            "sent_before_a_reveal",
+            "R42",
+            "command 2 turned up a hidden card: send the commands after it once you have "
+            "seen it (R42)",
+        )
+    }
