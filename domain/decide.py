@@ -75,8 +75,7 @@ def decide(state: State, seat: int, command: Command) -> tuple[list[Event], Stat
             "R44",
             f"seat {pending.seat} decides now ({pending.step}), not seat {seat}",
         )
-    if isinstance(command, PlaceTradeRoute):
-        command = _canonical_route(state.board, command)
+    command = canonical(state.board, command)
     if command not in legal_commands(state, seat):
         raise why_refused(state, command)
     run = _Run(state)
@@ -343,8 +342,11 @@ def _architetto_floors(run: _Run) -> bool:
 # --- why a command is refused -------------------------------------------------------------
 
 
-def _canonical_route(board: Board, command: PlaceTradeRoute) -> PlaceTradeRoute:
-    """A signpost is an unordered pair (R47): name its cities in board order."""
+def canonical(board: Board, command: Command) -> Command:
+    """The one way to write `command`: a signpost is an unordered pair (R47), so its cities
+    are named in board order. Commands are kept (and audited) as written so."""
+    if not isinstance(command, PlaceTradeRoute):
+        return command
     a, b = command.cities
     ia, ib = board.city_index.get(a, -1), board.city_index.get(b, -1)
     return PlaceTradeRoute((b, a), command.side) if ib < ia else command

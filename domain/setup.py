@@ -31,6 +31,7 @@ from domain.events import (
 )
 from domain.evolve import fold
 from domain.gamedata import GameData
+from domain.names import check_name
 from domain.state import State
 
 MAX_ENTROPY = 256
@@ -85,11 +86,12 @@ def create_game(
     server_seed: bytes,
     player: str,
     entropy: str = "",
-    name: str = "",
+    name: str = "Player",
 ) -> list[Event]:
     """The first events of a game: its options and seed commitment, and the creator's seat."""
     checked_edition, checked_modules = check_options(edition, seats, modules, game_data)
     _check_entropy(entropy)
+    check_name(name)
     if len(server_seed) < MIN_SEED_BYTES:
         raise InvalidOptions("server_seed", f"at least {MIN_SEED_BYTES} bytes of secret")
     return [
@@ -112,12 +114,13 @@ def _check_waiting(state: State) -> None:
         raise IllegalCommand("game_not_open", "R7", "the game is not waiting for players")
 
 
-def join_game(state: State, player: str, entropy: str = "", name: str = "") -> list[Event]:
+def join_game(state: State, player: str, entropy: str = "", name: str = "Player") -> list[Event]:
     """A player takes a seat; when it is the last one, the game starts and is dealt (R6, R7)."""
     _check_waiting(state)
     if player in state.players:
         raise IllegalCommand("already_seated", "R7", "you already hold a seat in this game")
     _check_entropy(entropy)
+    check_name(name)
     joined: list[Event] = [SeatJoined(player, entropy, name)]
     if len(state.players) + 1 == state.board.seats:
         joined += deal(fold(joined, state))
@@ -196,10 +199,11 @@ def new_game(
         server_seed=server_seed,
         player="player-1",
         entropy=entropy[0],
+        name="Player 1",
     )
     state = fold(log)
     for number in range(2, seats + 1):
-        joined = join_game(state, f"player-{number}", entropy[number - 1])
+        joined = join_game(state, f"player-{number}", entropy[number - 1], f"Player {number}")
         log += joined
         state = fold(joined, state)
     return log

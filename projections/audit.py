@@ -12,12 +12,13 @@ document never raises, it fails the `shape` check naming the field.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 
 import msgspec
 
 from domain.board import RULES_VERSION, Board
-from domain.decide import decide_all
+from domain.decide import canonical, decide_all
 from domain.errors import CommandRefused, IllegalCommand, InvalidOptions
 from domain.events import (
     Event,
@@ -27,8 +28,9 @@ from domain.events import (
     event_decoder,
 )
 from domain.evolve import fold
+from domain.gamedata import GameDataError, validate_game_data
 from domain.scoring import final_scores
-from domain.setup import cancel_game, create_game, join_game, leave_game
+from domain.setup import cancel_game, check_options, create_game, join_game, leave_game
 from domain.shuffle import ALGORITHM, commitment
 from domain.state import NEW_GAME, State
 from domain.unknown_fields import unknown_fields
@@ -40,6 +42,9 @@ from store.records import StoredEvent
 UNVERIFIED = ("game_id", "commands[].command_id", "commands[].time")
 """Fields the log does not hold, so that nothing here can check them: they are the server's
 word (a signed record vouches for them, docs/record.md)."""
+UNVERIFIED_GROUPING = "how commands[] group the commands into appends"
+"""Nor does the log hold where one append ended and the next began: commands split or merged
+differently decide the same events (the versions of each group are checked to follow on)."""
 
 EXIT_CODES = {
     "shape": 2,
@@ -50,6 +55,7 @@ EXIT_CODES = {
     "players": 7,
     "deal": 7,
     "result": 8,
+    "internal": 9,
 }
 """The exit code of `patrician audit` per check that failed first (0: the record holds up)."""
 
@@ -69,6 +75,7 @@ class Refusal(Exception):
 
 
 record_decoder = msgspec.json.Decoder(Record)
+_LOWER_HEX = re.compile(r"(?:[0-9a-f]{2})+")
 
 
 def audit(raw: bytes) -> list[Check]:
@@ -81,6 +88,15 @@ def audit(raw: bytes) -> list[Check]:
             checks.append(check)
     except Refusal as refusal:
         checks.append(refusal.check)
+    except Exception as error:
+        checks.append(
+            Check(
+                "internal",
+                False,
+                f"this record could not be read to the end ({type(error).__name__}: {error}); "
+                "it is not shown to hold up",
+            )
+        )
     return checks
 
 
@@ -141,9 +157,8 @@ def _checks(record: Record) -> Iterator[Check]:
         raise Refusal("result", "the log's game_ended does not add up")
     told = "final scores recomputed" if result is not None else "cancelled: no result"
     yield Check("result", True, told)
-    yield Check(
-        "metadata", True, "not checked, the log does not hold them: " + ", ".join(UNVERIFIED)
-    )
+    unchecked = ", ".join((*UNVERIFIED, UNVERIFIED_GROUPING))
+    yield Check("metadata", True, f"not checked, the log does not hold them: {unchecked}")
 
 
 def _decoded(record: Record) -> list[Event]:
@@ -167,6 +182,11 @@ def _options(record: Record, created: Event) -> GameCreated:
         )
     if created.shuffle_algorithm != ALGORITHM:
         raise Refusal("options", f"shuffle {created.shuffle_algorithm!r} is not {ALGORITHM!r}")
+    try:
+        validate_game_data(created.game_data)
+        check_options(created.edition, created.seats, created.modules, created.game_data)
+    except (GameDataError, InvalidOptions) as error:
+        raise Refusal("options", f"events[0]: a game nobody could create: {error}") from None
     fairness = record.fairness
     for name, said, logged in (
         ("rules_version", record.rules_version, created.rules_version),
@@ -182,11 +202,10 @@ def _options(record: Record, created: Event) -> GameCreated:
 
 
 def _seed(record: Record, created: GameCreated) -> bytes:
-    text = record.fairness.server_seed
-    try:
-        seed = bytes.fromhex(text or "")
-    except ValueError:
-        raise Refusal("seed", "fairness.server_seed: not a hex string") from None
+    text = record.fairness.server_seed or ""
+    if not _LOWER_HEX.fullmatch(text):
+        raise Refusal("seed", "fairness.server_seed: not a hex string in lower case")
+    seed = bytes.fromhex(text)
     if not seed or commitment(seed) != created.seed_commitment:
         raise Refusal("seed", "fairness.server_seed: its SHA-256 is not the commitment")
     return seed
@@ -223,7 +242,9 @@ def _short(value: object) -> str:
 
 
 def _redecide(record: Record, log: Sequence[Event], seed: bytes) -> State:
-    """Decide every append again from nothing, each one's events equal to the logged ones."""
+    """Decide every append again from nothing, each one's events equal to the logged ones
+    byte for byte."""
+    datas = [entry.data.encode() for entry in record.events]
     state = NEW_GAME
     board = fold(log[:1]).board  # the first event is the creation (`_options`)
     for i, batch in enumerate(record.commands):
@@ -239,6 +260,12 @@ def _redecide(record: Record, log: Sequence[Event], seed: bytes) -> State:
         if (batch.kind == "create") != (i == 0):
             raise Refusal("commands", f"{where}.kind: a game is created by its first append only")
         logged = log[batch.first_version - 1 : batch.last_version]
+        for k, command in enumerate(batch.commands):
+            if canonical(board, command) != command:
+                raise Refusal(
+                    "commands",
+                    f"{where}.commands[{k}]: a signpost's cities are written in board order",
+                )
         try:
             decided = _decide(state, batch, logged, seed, where)
         except CommandRefused as refused:
@@ -251,7 +278,7 @@ def _redecide(record: Record, log: Sequence[Event], seed: bytes) -> State:
             ) from None
         except (IllegalCommand, InvalidOptions) as error:
             raise Refusal("commands", f"{where} ({batch.kind}): refused: {error}") from None
-        _same_events(board, decided, logged, batch, where)
+        _same_events(board, decided, datas[batch.first_version - 1 : batch.last_version], batch)
         state = fold(decided, state)
     if state.version != len(log):
         raise Refusal("commands", f"the commands explain {state.version} of {len(log)} events")
@@ -308,30 +335,42 @@ def _decide(
 
 
 def _same_events(
-    board: Board,
-    decided: Sequence[Event],
-    logged: Sequence[Event],
-    batch: RecordCommand,
-    where: str,
+    board: Board, decided: Sequence[Event], logged: Sequence[bytes], batch: RecordCommand
 ) -> None:
-    """The decided events must be the logged ones byte for byte; the first that differs is
-    told as the record tells it and as the rules decide it."""
-    for k in range(max(len(decided), len(logged))):
-        ours = encoder.encode(decided[k]) if k < len(decided) else None
-        theirs = encoder.encode(logged[k]) if k < len(logged) else None
-        if ours == theirs:
+    """The decided events must be the logged ones byte for byte (the stored text, not a
+    decoding of it); the first that differs is told as the record tells it and as the rules
+    decide it, in words where the words differ, else as the texts."""
+    ours = [encoder.encode(event) for event in decided]
+    for k in range(max(len(ours), len(logged))):
+        mine = ours[k] if k < len(ours) else None
+        theirs = logged[k] if k < len(logged) else None
+        if mine == theirs:
             continue
-        version = batch.first_version + k
-        said = _told(board, logged[k]) if k < len(logged) else "nothing more"
-        ruled = _told(board, decided[k]) if k < len(decided) else "nothing more"
+        said = _told(board, theirs)
+        ruled = _told(board, mine)
+        if said == ruled:  # the words hide the difference (a salt, the spacing): the texts
+            said, ruled = _text(theirs), _text(mine)
         raise Refusal(
-            "commands", f"version {version} ({where}): the record says {said}, the rules {ruled}"
+            "commands",
+            f"version {batch.first_version + k}: the record says {said}, the rules {ruled}",
         )
 
 
-def _told(board: Board, event: Event) -> str:
-    text = narrate(board, event) or encoder.encode(event).decode()
-    return f'"{text.rstrip(".")}"'
+def _told(board: Board, data: bytes | None) -> str:
+    if data is None:
+        return "nothing more"
+    try:
+        line = narrate(board, event_decoder.decode(data))
+    except (msgspec.MsgspecError, KeyError, ValueError, IndexError):  # not an event of this game
+        line = None
+    return f'"{line.rstrip(".")}"' if line else _text(data)
+
+
+def _text(data: bytes | None) -> str:
+    if data is None:
+        return "nothing more"
+    text = data.decode(errors="replace")
+    return text if len(text) <= 160 else text[:157] + "..."
 
 
 def _version_of(state: State, batch: RecordCommand, index: int) -> int:

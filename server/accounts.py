@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from cachetools import LRUCache
 
+from domain.names import clean_name
 from server import models
 from server.clock import Clock, iso, system_clock
 from server.errors import NotFound, Unauthorized
@@ -36,7 +37,7 @@ class AccountService:
 
     async def create_player(self, name: str) -> models.PlayerCreated:
         player_id = "p" + self.token_bytes(9).hex()
-        player = accounts.Player(player_id, accounts.clean_name(name), iso(self.clock()))
+        player = accounts.Player(player_id, clean_name(name), iso(self.clock()))
         token = base64.urlsafe_b64encode(self.token_bytes(32)).rstrip(b"=").decode()
         await self.store.run(accounts.create_player_op(self.keys, player, token))
         return models.PlayerCreated(player.player_id, token)

@@ -12,8 +12,8 @@ import msgspec
 
 from domain.commands import Command
 from domain.events import Edition, Event, GameEnded, Module, Step
+from domain.names import MAX_NAME
 from domain.setup import MAX_ENTROPY
-from store.accounts import MAX_NAME
 
 Name = Annotated[
     str,

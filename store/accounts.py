@@ -8,22 +8,12 @@ style of `store.protocol`, so the asyncio server and sync tools share them.
 from __future__ import annotations
 
 import hashlib
-import unicodedata
 from collections.abc import Sequence
 
 import msgspec
 
-from domain.errors import InvalidOptions
 from store.errors import CommandIdReused
 from store.protocol import Call, Op, evaluate
-
-MAX_NAME = 40
-"""A player's name is 1-40 characters once trimmed."""
-
-_BIDI_CONTROLS = frozenset(
-    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
-)
-_REFUSED_CATEGORIES = frozenset(("Cc", "Cs", "Co", "Cn", "Zl", "Zp"))
 
 
 class Player(msgspec.Struct, frozen=True):
@@ -34,25 +24,6 @@ class Player(msgspec.Struct, frozen=True):
 
 _player_encoder = msgspec.json.Encoder()
 _player_decoder = msgspec.json.Decoder(Player)
-
-
-def clean_name(name: str) -> str:
-    """The name a player asked for, as others will read it: NFC, spaces trimmed, 1-40
-    characters, and none that would hide or reorder the text around it (control characters,
-    line breaks, bidirectional overrides). Raises `InvalidOptions` naming the field."""
-    cleaned = unicodedata.normalize("NFC", name).strip()
-    if not cleaned:
-        raise InvalidOptions("name", "a name needs at least one character besides spaces")
-    if len(cleaned) > MAX_NAME:
-        raise InvalidOptions("name", f"a name has at most {MAX_NAME} characters")
-    for char in cleaned:
-        if char in _BIDI_CONTROLS or unicodedata.category(char) in _REFUSED_CATEGORIES:
-            raise InvalidOptions(
-                "name",
-                f"a name may not contain U+{ord(char):04X} (control, line break, unassigned "
-                "or text-direction characters)",
-            )
-    return cleaned
 
 
 def token_digest(token: str) -> str:

@@ -22,7 +22,7 @@ import msgspec
 from cachetools import LRUCache
 
 from domain.commands import Command
-from domain.decide import decide_all
+from domain.decide import canonical, decide_all
 from domain.errors import CommandRefused, IllegalCommand
 from domain.events import Event, encoder
 from domain.evolve import fold
@@ -378,7 +378,9 @@ def execute_op(
             events=events,
             after=after,
             command_id=command_id,
-            meta=AppendMeta("commands", player, now, seat, tuple(commands)),
+            meta=AppendMeta(
+                "commands", player, now, seat, tuple(canonical(state.board, c) for c in commands)
+            ),
             request=request,
         )
     except DuplicateCommand as done:

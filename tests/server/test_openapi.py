@@ -12,9 +12,9 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
+from domain.names import MAX_NAME
 from domain.setup import MAX_ENTROPY
 from server import models
-from store.accounts import MAX_NAME
 from tests.server.client import Api, asgi_stream
 
 DOCS = Path(__file__).parents[2] / "docs"
