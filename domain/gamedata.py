@@ -143,15 +143,20 @@ def validate_game_data(data: GameData) -> None:
             )
     _check_trade_routes(data, cities)
     _check_delegates(data, cities)
+    floors = sum(city.floors for city in data.cities)
+    signposts = len(data.trade_routes.ten_city_board)
     for seats in ("2", "3", "4", "5"):
-        for table, name in (
-            (data.tower_pieces.towers_of_influence, "towers_of_influence"),
-            (data.tower_pieces.classic_2007, "classic_2007"),
-            (data.trade_route_markers_per_player, "trade_route_markers_per_player"),
+        for table, name, most in (
+            (data.tower_pieces.towers_of_influence, "towers_of_influence", floors),
+            (data.tower_pieces.classic_2007, "classic_2007", floors),
+            (data.trade_route_markers_per_player, "trade_route_markers_per_player", signposts),
         ):
-            if table.get(seats, -1) < 0:
-                raise GameDataError(f"{name}: no count for {seats} seats (R3, R31)")
-    if data.tower_pieces.towers_of_influence.get("architetto", -1) < 0:
+            if not 0 <= table.get(seats, -1) <= most:
+                raise GameDataError(
+                    f"{name}: no count of 0 to {most} for {seats} seats (R3, R31; more than the "
+                    "board can take is a typo)"
+                )
+    if not 0 <= data.tower_pieces.towers_of_influence.get("architetto", -1) <= floors:
         raise GameDataError("tower_pieces.towers_of_influence: no count for the architetto (R3)")
     if data.portrait_sets.set_size < 1 or data.portrait_sets.points_per_set < 0:
         raise GameDataError("portrait_sets: set_size must be positive (R36)")

@@ -154,7 +154,7 @@ def audit_command(record: BinaryIO, as_json: bool) -> None:
     command re-decided, the players and the deal, the result.
 
     Exit codes: 0 the record holds up; 2 malformed; 3 hash chain; 4 options; 5 seed;
-    6 commands; 7 players or deal; 8 result."""
+    6 commands; 7 players or deal; 8 result; 9 a record it could not read to the end."""
     checks = audit(record.read())
     code = exit_code(checks)
     if as_json:

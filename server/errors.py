@@ -176,11 +176,18 @@ def _body(error: Exception) -> ErrorBody | None:
         case RecursionError():
             return ErrorBody(400, "bad_request", "the request body is nested too deeply")
         case ValidationException():
-            return ErrorBody(400, "bad_request", _validation_message(error))
+            return ErrorBody(400, "bad_request", _validation_message(error), field=_field(error))
         case HTTPException():
             code = _HTTP_CODES.get(error.status_code, f"http_{error.status_code}")
             return ErrorBody(error.status_code, code, str(error.detail))
     return None
+
+
+def _field(error: ValidationException) -> str | None:
+    """The parameter a validation error names (`after`, `version`, ...), if it names one."""
+    extra = error.extra if isinstance(error.extra, list) else []
+    keys = [item.get("key") for item in extra if isinstance(item, dict)]
+    return next((key for key in keys if isinstance(key, str) and key), None)
 
 
 def _validation_message(error: ValidationException) -> str:

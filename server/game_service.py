@@ -16,7 +16,14 @@ from typing import TypeVar
 import msgspec
 from cachetools import LRUCache
 
-from domain.events import Event, GameCancelled, GameEnded, SeedRevealed, event_decoder
+from domain.events import (
+    Event,
+    GameCancelled,
+    GameEnded,
+    GameStarted,
+    SeedRevealed,
+    event_decoder,
+)
 from domain.setup import check_options
 from domain.state import State
 from domain.view import View, view, visible
@@ -28,6 +35,7 @@ from server.clock import Clock, iso, system_clock
 from server.errors import NotFound
 from store import accounts, appending, games, reads
 from store.client import AsyncEventStore
+from store.errors import GameNotFound
 from store.protocol import Op
 from store.records import Batch, meta_decoder
 
@@ -69,17 +77,27 @@ class GameService:
     # --- setting a table -------------------------------------------------------------------
 
     async def create(self, player: str, request: models.NewGame) -> models.CreatedGame:
-        check_options(request.edition, request.seats, request.modules, self.path.game_data)
+        edition, modules = check_options(
+            request.edition, request.seats, request.modules, self.path.game_data
+        )
         game_id = "g" + self.token_bytes(9).hex()
+        in_lobby = True
         if request.command_id is not None:  # a retry creates (or finds) the same game
-            digest = appending.digest(b"create", msgspec.json.encode(request))
-            game_id = await self.run(
+            options = msgspec.json.encode([request.seats, edition, modules, request.entropy])
+            digest = appending.digest(b"create", options)
+            claimed = await self.run(
                 accounts.claim_creation_op(
                     self.listings, player, request.command_id, game_id, digest
                 )
             )
+            if claimed != game_id:  # a retry: a table that moved on leaves the lobby be
+                game_id = claimed
+                in_lobby = await self._waiting_or_missing(game_id)
         name = await self.players.name_of(player)
         now = self.clock()
+        listings = [accounts.list_game(self.listings, player, game_id, now.timestamp())]
+        if in_lobby:
+            listings.append(accounts.open_game(self.listings, game_id, now.timestamp()))
         outcome = await self.run(
             games.create_op(
                 self.path,
@@ -92,10 +110,7 @@ class GameService:
                 entropy=request.entropy,
                 server_seed=self.token_bytes(32),
                 now=iso(now),
-                listings=(
-                    accounts.list_game(self.listings, player, game_id, now.timestamp()),
-                    accounts.open_game(self.listings, game_id, now.timestamp()),
-                ),
+                listings=listings,
             )
         )
         return models.CreatedGame(
@@ -105,6 +120,14 @@ class GameService:
             outcome.last_version,
             outcome.repeated,
         )
+
+    async def _waiting_or_missing(self, game_id: str) -> bool:
+        """Whether a retried creation lists its game in the lobby again: while the table
+        waits, or if the first creation never landed; not once it has started or ended."""
+        try:
+            return (await self.state(game_id)).phase == "waiting"
+        except GameNotFound:
+            return True
 
     async def join(self, game_id: str, player: str, request: models.JoinGame) -> models.Joined:
         now = self.clock()
@@ -222,6 +245,10 @@ class GameService:
             ):
                 after = stored.version
                 event = event_decoder.decode(stored.data)
+                if isinstance(event, GameStarted) and viewer is not None:
+                    # The seats are drawn now: a player who followed the table from before
+                    # follows their own seat from here on (their hand comes next).
+                    seat = (await self.state(game_id)).seat_of(viewer)
                 ends = isinstance(event, (GameEnded, GameCancelled))
                 if visible(event, seat, over or ends):
                     yield models.VersionedEvent(stored.version, event)

@@ -15,7 +15,7 @@ import msgspec
 from litestar import Controller, Request, Response, get, post
 from litestar.di import NamedDependency, Provide
 from litestar.exceptions import HTTPException
-from litestar.params import FromPath, JSONBody, QueryParameter
+from litestar.params import FromPath, JSONBody, Parameter, QueryParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 from litestar.types import ControllerRouterHandler
 from litestar.utils.scope.state import ScopeState
@@ -79,6 +79,8 @@ async def strict_json_body(request: Request[Any, Any, Any]) -> None:
     keeps it as it is."""
     field = request.route_handler.parsed_fn_signature.parameters.get("data")
     if field is None:
+        if request.method == "POST" and await request.body():
+            raise models.BadParameter("body", "this request takes no body")
         return
     body = await request.body()
     media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
@@ -88,6 +90,13 @@ async def strict_json_body(request: Request[Any, Any, Any]) -> None:
     if decoder is None:
         decoder = _strict_decoders[field.annotation] = msgspec.json.Decoder(field.annotation)
     ScopeState.from_scope(request.scope).json = decoder.decode(body)  # empty: "truncated", 400
+
+
+def _after(request: Request[Any, Any, Any], after: int) -> int:
+    """`after` as the client wrote it, read by the one strict parser of versions (Litestar's
+    reading of an integer would take `1e0` or `2.0`)."""
+    raw = request.query_params.get("after")
+    return after if raw is None else models.parse_version(raw, "after")
 
 
 def _errors(*statuses: int) -> dict[int, Any]:
@@ -224,10 +233,15 @@ class GameRoutes(Controller):
         responses=_errors(400, 401, 404),
     )
     async def events(
-        self, game_id: FromPath[str], viewer: ViewerId, games: Games, after: After = 0
+        self,
+        game_id: FromPath[str],
+        request: Request[Any, Any, Any],
+        viewer: ViewerId,
+        games: Games,
+        after: After = 0,
     ) -> models.EventList:
         """The events after a version, as you may see them."""
-        return await games.events(game_id, viewer, after)
+        return await games.events(game_id, viewer, _after(request, after))
 
     @get(
         "/{game_id:str}/stream",
@@ -250,7 +264,7 @@ class GameRoutes(Controller):
         the stream ends after the game's last event. Reconnecting with `Last-Event-ID` resumes
         after it."""
         last = request.headers.get("last-event-id")  # empty: no event seen yet (SSE)
-        start = models.parse_version(last, "Last-Event-ID") if last else after
+        start = models.parse_version(last, "Last-Event-ID") if last else _after(request, after)
         await games.state(game_id)  # 404 now, before the stream starts
 
         async def messages() -> AsyncIterator[ServerSentEventMessage]:
@@ -283,17 +297,26 @@ class GameRoutes(Controller):
         return cast(Replay, _json(await games.replay(game_id, viewer)))
 
     @get(
-        "/{game_id:str}/at/{version:int}",
+        "/{game_id:str}/at/{version:str}",
         operation_id="getBoardAt",
         dependencies=_VIEWER,
         security=OPTIONAL_BEARER,
         responses=_errors(400, 401, 404),
     )
     async def at_version(
-        self, game_id: FromPath[str], version: FromPath[int], viewer: ViewerId, games: Games
+        self,
+        game_id: FromPath[str],
+        version: Annotated[
+            str,
+            Parameter(
+                description="A version: ASCII digits, 1 to 2^53 - 1", pattern=r"^[0-9]{1,16}$"
+            ),
+        ],
+        viewer: ViewerId,
+        games: Games,
     ) -> View:
         """The board as you may see it right after event `version`."""
-        return await games.view_at(game_id, viewer, version)
+        return await games.view_at(game_id, viewer, models.parse_version(version, "version"))
 
     @get(
         "/{game_id:str}/record",

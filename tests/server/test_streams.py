@@ -4,6 +4,7 @@ stream delivers once the game is over (the events the end makes public)."""
 from __future__ import annotations
 
 import random
+import time
 
 import pytest
 from litestar import Litestar
@@ -35,7 +36,9 @@ def test_a_last_event_id_that_is_not_a_plain_version_is_400_naming_the_header(
     assert body["error"] == "bad_request" and body["field"] == "Last-Event-ID"
 
 
-@pytest.mark.parametrize("after", ["99999999999999999999", "9007199254740992", "-1", "²", "a"])
+@pytest.mark.parametrize(
+    "after", ["99999999999999999999", "9007199254740992", "-1", "²", "a", "1e0", "2.0", "+2"]
+)
 def test_an_after_beyond_any_version_or_not_a_number_is_400(api: Api, after: str) -> None:
     game = api.create_game(api.create_player("Mary"), 2)
     for path in ("events", "stream"):
@@ -72,3 +75,25 @@ def test_a_stream_resumed_after_the_end_first_reveals_what_was_hidden_before_its
         hidden = [v for v, e in enumerate(log[:cut], 1) if not visible(e, seat, False)]
         assert [item["version"] for item in first.data["events"]] == hidden
         assert [m.id for m in rest] == list(range(cut + 1, table.version + 1))
+
+
+def test_a_player_following_the_table_before_it_fills_gets_their_own_hand(
+    api: Api, client: TestClient[Litestar], app: Litestar
+) -> None:
+    mary, john = api.create_player("Mary"), api.create_player("John")
+    game = api.create_game(mary, 2)
+    path = f"/api/games/{game['game_id']}/stream"
+    following = client.blocking_portal.start_task_soon(asgi_stream, app, path, 11, mary.auth)
+    time.sleep(0.3)  # the stream is open, the table waits
+    api.join(john, game["game_id"], game["invite_code"])
+    streamed = following.result(timeout=20)
+    seat = api.board(game["game_id"], mary)["viewer"]
+    dealt = [m.data for m in streamed.messages if m.event == "hand_dealt"]
+    assert [d["seat"] for d in dealt] == [seat], "her own hand, and nobody else's"
+
+
+@pytest.mark.parametrize("version", ["\u0663", "\uff13", "9007199254740992", "-1", "1e0", "x"])
+def test_a_version_in_the_path_that_is_not_a_plain_version_is_400(api: Api, version: str) -> None:
+    game = api.create_game(api.create_player("Mary"), 2)
+    answer = api.request("GET", f"/api/games/{game['game_id']}/at/{version}")
+    assert check_error(answer, 400, "bad_request")["field"] == "version"

@@ -24,7 +24,8 @@ def _create(api: Api, player: Player, **body: object) -> tuple[int, dict[str, ob
 @pytest.mark.parametrize(
     ("name", "kept"),
     [("Mary", "Mary"), ("  Mary Sue  ", "Mary Sue"), ("Zoë", "Zoë"), ("李白", "李白"),
-     ("x" * 40, "x" * 40), (" " + "y" * 40 + " ", "y" * 40), ("e\u0301", "é")],
+     ("x" * 40, "x" * 40), (" " + "y" * 40 + " ", "y" * 40), ("e\u0301", "é"),
+     ("👩\u200d👩\u200d👧", "👩\u200d👩\u200d👧"), ("नमस्ते", "नमस्ते")],
 )  # fmt: skip
 def test_a_name_is_trimmed_and_kept_as_others_will_read_it(api: Api, name: str, kept: str) -> None:
     created = api.ok(api.request("POST", "/api/players", json={"name": name}), 201)
@@ -35,7 +36,8 @@ def test_a_name_is_trimmed_and_kept_as_others_will_read_it(api: Api, name: str, 
 @pytest.mark.parametrize(
     "name",
     ["", "   ", "\t\n", "x" * 41, "Mary\x00", "Mary\nJohn", "a\u202eb", "\u2066x", "a\u2028b",
-     "\x1b[31mred"],
+     "\x1b[31mred", "\u200b", "\U000e0041\U000e0042", "\u3164", "\ufeffMary",
+     "a" + "\u0301" * 39, "Ma\u2060ry"],
 )  # fmt: skip
 def test_a_name_of_spaces_control_or_bidi_characters_or_over_40_is_refused_422(
     api: Api, name: str
@@ -197,3 +199,40 @@ def test_leaving_or_cancelling_a_started_game_is_refused(api: Api) -> None:
     other = next(p for p in table.seats if p is not creator)
     check_error(api.request("POST", f"{table.path}/cancel", player=creator), 409, "game_not_open")
     check_error(api.request("POST", f"{table.path}/leave", player=other), 409, "game_not_open")
+
+
+def test_a_creation_retried_with_its_modules_in_another_order_is_the_same_request(
+    api: Api,
+) -> None:
+    mary = api.create_player("Mary")
+    both = ["trade_routes", "delegates"]
+    _, first = _create(api, mary, modules=both, command_id="m")
+    status, again = _create(api, mary, modules=both[::-1], command_id="m")
+    assert status == 201 and again["game_id"] == first["game_id"] and again["repeated"]
+
+
+def test_a_creation_retried_after_the_table_was_cancelled_does_not_list_it_again(
+    api: Api,
+) -> None:
+    mary = api.create_player("Mary")
+    _, first = _create(api, mary, command_id="c")
+    api.ok(api.request("POST", f"/api/games/{first['game_id']}/cancel", player=mary))
+    status, again = _create(api, mary, command_id="c")
+    assert status == 201 and again["repeated"] and again["game_id"] == first["game_id"]
+    assert api.ok(api.request("GET", "/api/lobby")) == []
+
+
+@pytest.mark.parametrize("body", [b"hello", b'{"x": 1}', b"{}"])
+def test_leaving_or_cancelling_with_a_body_is_refused_as_they_take_none(
+    api: Api, body: bytes
+) -> None:
+    mary, john = api.create_player("Mary"), api.create_player("John")
+    game = api.create_game(mary, 3)
+    api.join(john, game["game_id"], game["invite_code"])
+    for action, player in (("leave", john), ("cancel", mary)):
+        answer = api.request(
+            "POST", f"/api/games/{game['game_id']}/{action}", player=player, content=body,
+            headers={"Content-Type": "application/json"},
+        )  # fmt: skip
+        assert check_error(answer, 400, "bad_request")["field"] == "body"
+    assert api.board(game["game_id"])["phase"] == "waiting", "nothing happened"
