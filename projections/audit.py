@@ -17,25 +17,21 @@ from collections.abc import Iterator, Sequence
 
 import msgspec
 
-from domain.board import RULES_VERSION, Board
-from domain.decide import canonical, decide_all
-from domain.errors import CommandRefused, IllegalCommand, InvalidOptions
+from domain.board import RULES_VERSION
+from domain.errors import InvalidOptions
 from domain.events import (
     Event,
     GameCreated,
-    SeatJoined,
-    encoder,
     event_decoder,
 )
-from domain.evolve import fold
 from domain.gamedata import GameDataError, validate_game_data
 from domain.scoring import final_scores
-from domain.setup import cancel_game, check_options, create_game, join_game, leave_game
+from domain.setup import check_options
 from domain.shuffle import ALGORITHM, commitment
-from domain.state import NEW_GAME, State
 from domain.unknown_fields import unknown_fields
-from projections.narrate import describe_command, narrate
-from projections.record import FORMAT, Record, RecordCommand, deal_of, players_of
+from projections.checks import Check, Refusal
+from projections.record import FORMAT, Record, deal_of, players_of
+from projections.redecide import redecide
 from store import chain
 from store.records import StoredEvent
 
@@ -58,20 +54,6 @@ EXIT_CODES = {
     "internal": 9,
 }
 """The exit code of `patrician audit` per check that failed first (0: the record holds up)."""
-
-
-class Check(msgspec.Struct, frozen=True):
-    name: str
-    ok: bool
-    detail: str
-
-
-class Refusal(Exception):
-    """A check that failed: the first divergence, in words."""
-
-    def __init__(self, name: str, detail: str) -> None:
-        super().__init__(name, detail)
-        self.check = Check(name, False, detail)
 
 
 record_decoder = msgspec.json.Decoder(Record)
@@ -139,7 +121,7 @@ def _checks(record: Record) -> Iterator[Check]:
     seed = _seed(record, created)
     yield Check("seed", True, "SHA-256(server seed) equals the commitment made at creation")
 
-    state = _redecide(record, log, seed)
+    state = redecide(record, log, seed)
     yield Check(
         "commands",
         True,
@@ -239,143 +221,3 @@ def _difference(said: object, found: object, path: str) -> tuple[str, object, ob
 def _short(value: object) -> str:
     text = msgspec.json.encode(value).decode()
     return text if len(text) <= 80 else text[:77] + "..."
-
-
-def _redecide(record: Record, log: Sequence[Event], seed: bytes) -> State:
-    """Decide every append again from nothing, each one's events equal to the logged ones
-    byte for byte."""
-    datas = [entry.data.encode() for entry in record.events]
-    state = NEW_GAME
-    board = fold(log[:1]).board  # the first event is the creation (`_options`)
-    for i, batch in enumerate(record.commands):
-        where = f"commands[{i}]"
-        if batch.first_version != state.version + 1 or not (
-            batch.first_version <= batch.last_version <= len(log)
-        ):
-            raise Refusal(
-                "commands",
-                f"{where}: versions {batch.first_version}-{batch.last_version} are not the "
-                f"append after version {state.version}",
-            )
-        if (batch.kind == "create") != (i == 0):
-            raise Refusal("commands", f"{where}.kind: a game is created by its first append only")
-        logged = log[batch.first_version - 1 : batch.last_version]
-        for k, command in enumerate(batch.commands):
-            if canonical(board, command) != command:
-                raise Refusal(
-                    "commands",
-                    f"{where}.commands[{k}]: a signpost's cities are written in board order",
-                )
-        try:
-            decided = _decide(state, batch, logged, seed, where)
-        except CommandRefused as refused:
-            version = _version_of(state, batch, refused.index)
-            raise Refusal(
-                "commands",
-                f"version {version} ({where}, command {refused.index}): the record says seat "
-                f"{batch.seat} {describe_command(batch.commands[refused.index])}, but the "
-                f"rules refuse it: {refused.error.message}",
-            ) from None
-        except (IllegalCommand, InvalidOptions) as error:
-            raise Refusal("commands", f"{where} ({batch.kind}): refused: {error}") from None
-        _same_events(board, decided, datas[batch.first_version - 1 : batch.last_version], batch)
-        state = fold(decided, state)
-    if state.version != len(log):
-        raise Refusal("commands", f"the commands explain {state.version} of {len(log)} events")
-    if not state.finished:
-        raise Refusal("commands", "the log does not end the game")
-    return state
-
-
-def _decide(
-    state: State, batch: RecordCommand, logged: Sequence[Event], seed: bytes, where: str
-) -> list[Event]:
-    if batch.kind in ("create", "join", "leave", "cancel") and batch.seat is not None:
-        raise Refusal("commands", f"{where}.seat: a {batch.kind} acts for no seat (null)")
-    if batch.kind != "commands" and batch.commands:
-        raise Refusal("commands", f"{where}.commands: a {batch.kind} sends no command")
-    if batch.kind in ("create", "join"):
-        joined = logged[2] if batch.kind == "create" and len(logged) > 2 else logged[0]
-        if not isinstance(joined, SeatJoined):
-            raise Refusal("commands", f"{where}: no seat_joined where a {batch.kind} takes one")
-        if joined.player != batch.player_id:
-            raise Refusal(
-                "commands",
-                f"{where}.player_id: {batch.player_id} is not the player who took that place "
-                f"({joined.player})",
-            )
-        if batch.kind == "join":
-            return join_game(state, batch.player_id, joined.entropy, joined.name)
-        created = logged[0]
-        assert isinstance(created, GameCreated)  # checked by `_options`
-        return create_game(
-            edition=created.edition,
-            seats=created.seats,
-            modules=created.modules,
-            game_data=created.game_data,
-            server_seed=seed,
-            player=batch.player_id,
-            entropy=joined.entropy,
-            name=joined.name,
-        )
-    if batch.kind == "leave":
-        return leave_game(state, batch.player_id)
-    if batch.kind == "cancel":
-        return cancel_game(state, batch.player_id)
-    seat = next(
-        (s for s, join in enumerate(state.seat_players) if state.players[join] == batch.player_id),
-        None,
-    )
-    if batch.seat is None or seat != batch.seat:
-        raise Refusal(
-            "commands",
-            f"{where}.player_id: {batch.player_id} holds seat {seat}, not seat {batch.seat}",
-        )
-    return decide_all(state, batch.seat, batch.commands)[0]
-
-
-def _same_events(
-    board: Board, decided: Sequence[Event], logged: Sequence[bytes], batch: RecordCommand
-) -> None:
-    """The decided events must be the logged ones byte for byte (the stored text, not a
-    decoding of it); the first that differs is told as the record tells it and as the rules
-    decide it, in words where the words differ, else as the texts."""
-    ours = [encoder.encode(event) for event in decided]
-    for k in range(max(len(ours), len(logged))):
-        mine = ours[k] if k < len(ours) else None
-        theirs = logged[k] if k < len(logged) else None
-        if mine == theirs:
-            continue
-        said = _told(board, theirs)
-        ruled = _told(board, mine)
-        if said == ruled:  # the words hide the difference (a salt, the spacing): the texts
-            said, ruled = _text(theirs), _text(mine)
-        raise Refusal(
-            "commands",
-            f"version {batch.first_version + k}: the record says {said}, the rules {ruled}",
-        )
-
-
-def _told(board: Board, data: bytes | None) -> str:
-    if data is None:
-        return "nothing more"
-    try:
-        line = narrate(board, event_decoder.decode(data))
-    except (msgspec.MsgspecError, KeyError, ValueError, IndexError):  # not an event of this game
-        line = None
-    return f'"{line.rstrip(".")}"' if line else _text(data)
-
-
-def _text(data: bytes | None) -> str:
-    if data is None:
-        return "nothing more"
-    text = data.decode(errors="replace")
-    return text if len(text) <= 160 else text[:157] + "..."
-
-
-def _version_of(state: State, batch: RecordCommand, index: int) -> int:
-    """The version at which command `index` of a batch would have been decided."""
-    if index == 0:
-        return batch.first_version
-    events, _ = decide_all(state, batch.seat or 0, batch.commands[:index])
-    return batch.first_version + len(events)

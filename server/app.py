@@ -32,7 +32,8 @@ from server.listings import ListingService
 from server.models import MAX_BODY
 from server.openapi import tighten
 from server.request_ids import assign_request_id, send_request_id
-from server.routes import ROUTES, strict_json_body
+from server.requests import strict_json_body
+from server.routes import ROUTES
 from store.accounts import Accounts
 from store.client import AsyncEventStore
 from store.errors import StoreUnavailable

@@ -33,7 +33,7 @@ from server import models
 from server.accounts import AccountService
 from server.clock import Clock, iso, system_clock
 from server.errors import NotFound
-from store import accounts, appending, games, reads
+from store import accounts, appending, games, reads, tables
 from store.client import AsyncEventStore
 from store.errors import GameNotFound
 from store.protocol import Op
@@ -99,7 +99,7 @@ class GameService:
         if in_lobby:
             listings.append(accounts.open_game(self.listings, game_id, now.timestamp()))
         outcome = await self.run(
-            games.create_op(
+            tables.create_op(
                 self.path,
                 game_id,
                 player=player,
@@ -115,7 +115,7 @@ class GameService:
         )
         return models.CreatedGame(
             game_id,
-            games.invite_code_of(outcome.state),
+            tables.invite_code_of(outcome.state),
             outcome.state.seed_commitment,
             outcome.last_version,
             outcome.repeated,
@@ -133,7 +133,7 @@ class GameService:
         now = self.clock()
         name = await self.players.name_of(player)
         outcome = await self.run(
-            games.join_op(
+            tables.join_op(
                 self.path,
                 game_id,
                 player=player,
@@ -151,14 +151,14 @@ class GameService:
 
     async def leave(self, game_id: str, player: str) -> models.TableChanged:
         outcome = await self.run(
-            games.leave_op(self.path, game_id, player=player, now=iso(self.clock()))
+            tables.leave_op(self.path, game_id, player=player, now=iso(self.clock()))
         )
         await self.run(accounts.drop_listing_op(self.listings, player, game_id))
         return models.TableChanged(game_id, outcome.last_version, outcome.state.phase)
 
     async def cancel(self, game_id: str, player: str) -> models.TableChanged:
         outcome = await self.run(
-            games.cancel_op(self.path, game_id, player=player, now=iso(self.clock()))
+            tables.cancel_op(self.path, game_id, player=player, now=iso(self.clock()))
         )
         await self.run(accounts.close_game_op(self.listings, game_id))
         return models.TableChanged(game_id, outcome.last_version, outcome.state.phase)
@@ -206,7 +206,7 @@ class GameService:
         if encoded is None:
             shown = view(state, seat, everything=state.finished)
             if at_table:  # the players at a waiting table may pass its invite code on
-                shown = msgspec.structs.replace(shown, invite_code=games.invite_code_of(state))
+                shown = msgspec.structs.replace(shown, invite_code=tables.invite_code_of(state))
             encoded = self._views[key] = msgspec.json.encode(shown)
         return encoded
 

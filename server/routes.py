@@ -14,20 +14,19 @@ from typing import Annotated, Any, cast
 import msgspec
 from litestar import Controller, Request, Response, get, post
 from litestar.di import NamedDependency, Provide
-from litestar.exceptions import HTTPException
 from litestar.params import FromPath, JSONBody, Parameter, QueryParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
 from litestar.types import ControllerRouterHandler
-from litestar.utils.scope.state import ScopeState
 
 from domain.view import View
 from projections.record import Record
 from projections.replay import Replay
 from server import models
 from server.accounts import AccountService
-from server.errors import Unauthorized, error_response
+from server.errors import error_response
 from server.game_service import GameService
 from server.listings import ListingService
+from server.requests import provide_player, provide_viewer, query_version
 
 Accounts = NamedDependency[AccountService]
 Games = NamedDependency[GameService]
@@ -42,61 +41,6 @@ After = Annotated[
 BEARER: list[dict[str, list[str]]] = [{"BearerToken": []}]
 OPTIONAL_BEARER: list[dict[str, list[str]]] = [{}, {"BearerToken": []}]
 """Reads: anonymous (a spectator) or with a token (a seat's view)."""
-
-
-def _token(request: Request[Any, Any, Any]) -> str | None:
-    header = request.headers.get("authorization")
-    if header is None:
-        return None
-    scheme, _, token = header.partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
-        raise Unauthorized("malformed Authorization header")
-    return token.strip()
-
-
-async def provide_player(request: Request[Any, Any, Any], accounts: Accounts) -> str:
-    token = _token(request)
-    if token is None:
-        raise Unauthorized("no token")
-    return await accounts.authenticate(token)
-
-
-async def provide_viewer(request: Request[Any, Any, Any], accounts: Accounts) -> str | None:
-    token = _token(request)
-    return None if token is None else await accounts.authenticate(token)
-
-
-_strict_decoders: dict[Any, msgspec.json.Decoder[Any]] = {}
-
-
-async def strict_json_body(request: Request[Any, Any, Any]) -> None:
-    """Before a handler that takes a body: the body must be JSON and fit its type exactly,
-    a string is not a number ("1" for 1 is refused, 400) and a form is not JSON (415).
-
-    Litestar's own conversion is lenient, so the body is decoded here, strictly, once: the
-    decoded request is left where Litestar looks for a request's JSON before decoding it
-    (its connection state), and its conversion of a value already of the handler's type
-    keeps it as it is."""
-    field = request.route_handler.parsed_fn_signature.parameters.get("data")
-    if field is None:
-        if request.method == "POST" and await request.body():
-            raise models.BadParameter("body", "this request takes no body")
-        return
-    body = await request.body()
-    media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
-    if body and media_type != "application/json":
-        raise HTTPException(status_code=415, detail="send the body as application/json")
-    decoder = _strict_decoders.get(field.annotation)
-    if decoder is None:
-        decoder = _strict_decoders[field.annotation] = msgspec.json.Decoder(field.annotation)
-    ScopeState.from_scope(request.scope).json = decoder.decode(body)  # empty: "truncated", 400
-
-
-def _after(request: Request[Any, Any, Any], after: int) -> int:
-    """`after` as the client wrote it, read by the one strict parser of versions (Litestar's
-    reading of an integer would take `1e0` or `2.0`)."""
-    raw = request.query_params.get("after")
-    return after if raw is None else models.parse_version(raw, "after")
 
 
 def _errors(*statuses: int) -> dict[int, Any]:
@@ -241,7 +185,7 @@ class GameRoutes(Controller):
         after: After = 0,
     ) -> models.EventList:
         """The events after a version, as you may see them."""
-        return await games.events(game_id, viewer, _after(request, after))
+        return await games.events(game_id, viewer, query_version(request, after))
 
     @get(
         "/{game_id:str}/stream",
@@ -264,7 +208,9 @@ class GameRoutes(Controller):
         the stream ends after the game's last event. Reconnecting with `Last-Event-ID` resumes
         after it."""
         last = request.headers.get("last-event-id")  # empty: no event seen yet (SSE)
-        start = models.parse_version(last, "Last-Event-ID") if last else _after(request, after)
+        start = (
+            models.parse_version(last, "Last-Event-ID") if last else query_version(request, after)
+        )
         await games.state(game_id)  # 404 now, before the stream starts
 
         async def messages() -> AsyncIterator[ServerSentEventMessage]:

@@ -1,9 +1,10 @@
-"""The command path: the one way a game changes (create, join, commands).
+"""The command path: the one way a game changes. Here its context and a seat's commands;
+setting a table (create, join, leave, cancel) is in `store.tables`, the reads in `store.reads`.
 
 Load the state (cached by version), decide with the domain, append with the expected version.
-Written as store operations (generators of Redis requests, see `store.protocol`) so that the asyncio
-server and sync tools run the same logic; `server.game_service` runs them on an
-`AsyncEventStore`; the reads are in `store.reads`.
+Written as store operations (generators of Redis requests, see `store.protocol`) so that the
+asyncio server and sync tools run the same logic; `server.game_service` runs them on an
+`AsyncEventStore`.
 
 Idempotency: a command id names one request of one seat (its commands and expected version).
 Sent again, it gets the first result again, even when the game has moved on since; sent with
@@ -14,9 +15,7 @@ decided again on the newer state, a bounded number of times.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import msgspec
 from cachetools import LRUCache
@@ -25,10 +24,8 @@ from domain.commands import Command
 from domain.decide import canonical, decide_all
 from domain.errors import CommandRefused, IllegalCommand
 from domain.events import Event, encoder
-from domain.evolve import fold
 from domain.gamedata import GameData
-from domain.setup import cancel_game, create_game, join_game, leave_game
-from domain.state import NEW_GAME, State
+from domain.state import State
 from store import appending, streams
 from store.appending import digest
 from store.context import Context
@@ -37,11 +34,9 @@ from store.errors import (
     DuplicateCommand,
     NotSeated,
     VersionConflict,
-    WrongInvite,
 )
-from store.keys import check_game_id
 from store.loading import SnapshotPolicy, snapshot_if_due_op
-from store.protocol import Call, Op
+from store.protocol import Op
 from store.reads import current_op, events_op
 from store.records import AppendMeta, AppendResult
 
@@ -101,15 +96,7 @@ class CommandPath:
         self.conflict_retries = conflict_retries
 
 
-def invite_code_of(state: State) -> str:
-    """The code that opens a waiting game's table: derived from its secret seed (HMAC), so it
-    is kept nowhere and can be shown again to the players at the table. Once the seed is
-    published the table is closed for good, so the code opens nothing any more."""
-    seed = bytes.fromhex(state.server_seed)
-    return hmac.new(seed, b"patrician-invite", hashlib.sha256).hexdigest()[:24]
-
-
-def _append_op(
+def append_op(
     path: CommandPath,
     game_id: str,
     *,
@@ -136,188 +123,11 @@ def _append_op(
     return Outcome(result.first_version, result.last_version, tuple(events), after)
 
 
-def _first_result_op(path: CommandPath, game_id: str, result: AppendResult) -> Op[Outcome]:
+def first_result_op(path: CommandPath, game_id: str, result: AppendResult) -> Op[Outcome]:
     """An earlier append of this command id, told again."""
     events = yield from events_op(path, game_id, result.first_version, result.last_version)
     state = yield from current_op(path, game_id)
     return Outcome(result.first_version, result.last_version, events, state, repeated=True)
-
-
-def create_op(
-    path: CommandPath,
-    game_id: str,
-    *,
-    player: str,
-    name: str,
-    edition: str,
-    seats: int,
-    modules: Sequence[str],
-    entropy: str,
-    server_seed: bytes,
-    now: str,
-    listings: Sequence[Call] = (),
-) -> Op[Outcome]:
-    """Create a game with its creator in the first seat; raises `InvalidOptions`. Creating
-    it again (the same id: a retried request) answers the first creation.
-
-    `listings` are the writes that list the game (the lobby, the creator's games). They are
-    made after every check and before the append: should the append fail or the process die
-    in between, a listed game that does not exist is skipped by its readers, whereas listing
-    after the append could leave a game in no list at all."""
-    check_game_id(game_id)
-    events = create_game(
-        edition=edition,
-        seats=seats,
-        modules=modules,
-        game_data=path.game_data,
-        server_seed=server_seed,
-        player=player,
-        entropy=entropy,
-        name=name,
-    )
-    yield from _each(listings)
-    try:
-        return (
-            yield from _append_op(
-                path,
-                game_id,
-                state=NEW_GAME,
-                events=events,
-                after=fold(events),
-                command_id="create",
-                meta=AppendMeta("create", player, now),
-                request=digest(b"create", player.encode()),
-            )
-        )
-    except DuplicateCommand as done:
-        return (yield from _first_result_op(path, game_id, done.first_result))
-
-
-def _each(calls: Sequence[Call]) -> Op[None]:
-    """Make each call in turn (a plain `yield from` a list could not be sent the replies)."""
-    for call in calls:  # noqa: UP028 (see above)
-        yield call
-
-
-def join_op(
-    path: CommandPath,
-    game_id: str,
-    *,
-    player: str,
-    name: str,
-    invite_code: str,
-    entropy: str,
-    now: str,
-    listings: Sequence[Call] = (),
-) -> Op[Outcome]:
-    """Take a seat with the invite code; the last seat starts and deals the game.
-
-    `listings` (the player's game list) are written after the invite is checked and before
-    the append, as in `create_op`: a listed game where the player holds no seat (the table
-    filled in between) is skipped by its readers."""
-    state = yield from current_op(path, game_id)
-    offered = invite_code.encode("utf-8", "surrogatepass")
-    if state.finished or not hmac.compare_digest(invite_code_of(state).encode(), offered):
-        raise WrongInvite(game_id)
-    if player in state.players:  # a retried join: its first answer again
-        first = state.players[0] == player
-        known = yield from streams.command_record(
-            path.context, game_id, "create" if first else _join_id(state, player)
-        )
-        if known is not None:
-            yield from _each(listings)  # so that a retry restores a listing lost since
-            return (yield from _first_result_op(path, game_id, known[0]))
-    join_game(state, player, entropy, name)  # refuses a full table before any listing
-    yield from _each(listings)
-    return (
-        yield from _seating_op(
-            path,
-            game_id,
-            state,
-            AppendMeta("join", player, now),
-            decide=lambda state: join_game(state, player, entropy, name),
-            command_id=lambda state: _join_id(state, player),
-        )
-    )
-
-
-def _join_id(state: State, player: str) -> str:
-    """A player may join, leave and join again: each join has its own command id."""
-    times = state.left.count(player)
-    return f"join:{player}" + (f":{times}" if times else "")
-
-
-def _seating_op(
-    path: CommandPath,
-    game_id: str,
-    state: State,
-    meta: AppendMeta,
-    *,
-    decide: Callable[[State], list[Event]],
-    command_id: Callable[[State], str],
-) -> Op[Outcome]:
-    """Append a change of the table (a join, a leave, a cancellation) decided on `state`, and
-    decided again on a newer state after a conflict."""
-    for _attempt in range(path.conflict_retries + 1):
-        events = decide(state)
-        try:
-            return (
-                yield from _append_op(
-                    path,
-                    game_id,
-                    state=state,
-                    events=events,
-                    after=fold(events, state),
-                    command_id=command_id(state),
-                    meta=meta,
-                    request=digest(meta.kind.encode(), meta.player.encode()),
-                )
-            )
-        except DuplicateCommand as done:
-            return (yield from _first_result_op(path, game_id, done.first_result))
-        except VersionConflict:
-            state = yield from current_op(path, game_id)
-    raise VersionConflict(state.version)
-
-
-def leave_op(path: CommandPath, game_id: str, *, player: str, now: str) -> Op[Outcome]:
-    """Give up a place at a table that waits (not the creator's: they cancel). Leaving again
-    after a lost answer is answered with the first answer."""
-    state = yield from current_op(path, game_id)
-    if player not in state.players and player in state.left:
-        previous = f"leave:{player}:{state.left.count(player) - 1}"
-        known = yield from streams.command_record(path.context, game_id, previous)
-        if known is not None:
-            return (yield from _first_result_op(path, game_id, known[0]))
-    return (
-        yield from _seating_op(
-            path,
-            game_id,
-            state,
-            AppendMeta("leave", player, now),
-            decide=lambda state: leave_game(state, player),
-            command_id=lambda state: f"leave:{player}:{state.left.count(player)}",
-        )
-    )
-
-
-def cancel_op(path: CommandPath, game_id: str, *, player: str, now: str) -> Op[Outcome]:
-    """Call off a game that has not started (its creator only); answered again if retried."""
-    state = yield from current_op(path, game_id)
-    if state.phase == "cancelled" and state.players[:1] == (player,):
-        known = yield from streams.command_record(path.context, game_id, "cancel")
-        if known is not None:
-            return (yield from _first_result_op(path, game_id, known[0]))
-    return (
-        yield from _seating_op(
-            path,
-            game_id,
-            state,
-            AppendMeta("cancel", player, now),
-            decide=lambda state: cancel_game(state, player),
-            command_id=lambda _state: "cancel",
-        )
-    )
 
 
 def player_command_id(player: str, command_id: str) -> str:
@@ -371,7 +181,7 @@ def execute_op(
         except CommandRefused:
             yield from _raise_if_known(path, game_id, command_id, request)
             raise
-        outcome = yield from _append_op(
+        outcome = yield from append_op(
             path,
             game_id,
             state=state,
@@ -384,7 +194,7 @@ def execute_op(
             request=request,
         )
     except DuplicateCommand as done:
-        outcome = yield from _first_result_op(path, game_id, done.first_result)
+        outcome = yield from first_result_op(path, game_id, done.first_result)
     return msgspec.structs.replace(outcome, seat=seat)
 
 

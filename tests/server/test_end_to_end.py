@@ -27,21 +27,10 @@ from litestar.testing import AsyncTestClient, TestClient
 from domain.errors import IllegalCommand
 from domain.events import GameEnded
 from domain.view import visible
-from tests.server.client import (
-    EVERY_OPTION,
-    Api,
-    Json,
-    Message,
-    Player,
-    Table,
-    as_json,
-    command_id,
-    parse_sse,
-    read_stream,
-    record_events,
-    verify_record,
-)
+from tests.server.client import EVERY_OPTION, Api, Json, Player, Table, command_id
 from tests.server.live import LiveServer
+from tests.server.records import as_json, record_events, verify_record
+from tests.server.sse import Message, parse_sse, read_stream
 
 pytestmark = pytest.mark.timeout(120)
 

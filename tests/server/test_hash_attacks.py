@@ -50,7 +50,8 @@ from domain.events import (
 )
 from domain.view import visible
 from store.chain import link
-from tests.server.client import Api, Json, Player, Table, asgi_stream
+from tests.server.client import Api, Json, Player, Table
+from tests.server.sse import asgi_stream
 
 HIDDEN_KINDS = {"hand_dealt", "draw_pile_stacked", "architetto_cards_set_aside", "seed_sealed"}
 BUDGET = 400_000

@@ -32,16 +32,9 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from tests.server.client import (
-    EVERY_OPTION,
-    Api,
-    Json,
-    Player,
-    Secrets,
-    Streamed,
-    Table,
-    asgi_stream,
-)
+from tests.server.client import EVERY_OPTION, Api, Json, Player, Table
+from tests.server.detector import Secrets
+from tests.server.sse import Streamed, asgi_stream
 
 pytestmark = pytest.mark.timeout(180)
 

@@ -15,7 +15,8 @@ from litestar.testing import TestClient
 from domain.names import MAX_NAME
 from domain.setup import MAX_ENTROPY
 from server import models
-from tests.server.client import Api, asgi_stream
+from tests.server.client import Api
+from tests.server.sse import asgi_stream
 
 DOCS = Path(__file__).parents[2] / "docs"
 ERROR_REF = "#/components/schemas/ErrorBody"

@@ -22,8 +22,9 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from tests.server.client import Api, Json, Player, Streamed, Table, asgi_stream, command_id
+from tests.server.client import Api, Json, Player, Table, command_id
 from tests.server.live import LiveServer, redis_client
+from tests.server.sse import Streamed, asgi_stream
 
 pytestmark = pytest.mark.timeout(60)
 

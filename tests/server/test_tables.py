@@ -9,7 +9,8 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from tests.server.client import Api, Player, asgi_stream
+from tests.server.client import Api, Player
+from tests.server.sse import asgi_stream
 from tests.server.test_bad_input import check_error
 
 

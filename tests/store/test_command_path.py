@@ -12,8 +12,9 @@ import pytest
 from domain.legal import legal_commands
 from server.carddata import load_game_data
 from store.client import EventStore
-from store.games import CommandPath, create_op, execute_op, invite_code_of, join_op
+from store.games import CommandPath, execute_op
 from store.reads import current_op
+from store.tables import create_op, invite_code_of, join_op
 from tests.store.conftest import BACKENDS
 
 pytestmark = pytest.mark.parametrize("backend", BACKENDS, indirect=True)

@@ -1,0 +1,73 @@
+"""Reading a request, before its handler runs: who sends it (a bearer token, for a player or
+a spectator), its JSON body read strictly and once, and versions named in its query."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+from litestar import Request
+from litestar.di import NamedDependency
+from litestar.exceptions import HTTPException
+from litestar.utils.scope.state import ScopeState
+
+from server import models
+from server.accounts import AccountService
+from server.errors import Unauthorized
+
+Accounts = NamedDependency[AccountService]
+
+
+def _token(request: Request[Any, Any, Any]) -> str | None:
+    header = request.headers.get("authorization")
+    if header is None:
+        return None
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise Unauthorized("malformed Authorization header")
+    return token.strip()
+
+
+async def provide_player(request: Request[Any, Any, Any], accounts: Accounts) -> str:
+    token = _token(request)
+    if token is None:
+        raise Unauthorized("no token")
+    return await accounts.authenticate(token)
+
+
+async def provide_viewer(request: Request[Any, Any, Any], accounts: Accounts) -> str | None:
+    token = _token(request)
+    return None if token is None else await accounts.authenticate(token)
+
+
+_strict_decoders: dict[Any, msgspec.json.Decoder[Any]] = {}
+
+
+async def strict_json_body(request: Request[Any, Any, Any]) -> None:
+    """Before a handler that takes a body: the body must be JSON and fit its type exactly,
+    a string is not a number ("1" for 1 is refused, 400) and a form is not JSON (415).
+
+    Litestar's own conversion is lenient, so the body is decoded here, strictly, once: the
+    decoded request is left where Litestar looks for a request's JSON before decoding it
+    (its connection state), and its conversion of a value already of the handler's type
+    keeps it as it is."""
+    field = request.route_handler.parsed_fn_signature.parameters.get("data")
+    if field is None:
+        if request.method == "POST" and await request.body():
+            raise models.BadParameter("body", "this request takes no body")
+        return
+    body = await request.body()
+    media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if body and media_type != "application/json":
+        raise HTTPException(status_code=415, detail="send the body as application/json")
+    decoder = _strict_decoders.get(field.annotation)
+    if decoder is None:
+        decoder = _strict_decoders[field.annotation] = msgspec.json.Decoder(field.annotation)
+    ScopeState.from_scope(request.scope).json = decoder.decode(body)  # empty: "truncated", 400
+
+
+def query_version(request: Request[Any, Any, Any], after: int) -> int:
+    """`after` as the client wrote it, read by the one strict parser of versions (Litestar's
+    reading of an integer would take `1e0` or `2.0`)."""
+    raw = request.query_params.get("after")
+    return after if raw is None else models.parse_version(raw, "after")
