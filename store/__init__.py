@@ -10,6 +10,6 @@ The modules, each with one job: `protocol` (operations as generators of Redis re
 stream), `loading` (a game's state from a snapshot and the events after it), `client` (the
 sync and asyncio stores that carry requests to a Redis client), `games`, `tables` and `reads`
 (the command path: commands, setting a table, reads), `accounts` (players and listings),
-`chain`, `keys`, `records`, `errors`, `scripts`. Nothing here makes a client, and importing this package imports none of
-them: the offline audit uses `chain` without Redis installed.
+`chain`, `keys`, `records`, `errors`, `scripts`. Nothing here makes a client, and importing
+this package imports none of them: the offline audit uses `chain` without Redis installed.
 """
