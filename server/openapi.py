@@ -1,7 +1,9 @@
-"""Make the OpenAPI document as strict as the server: what it refuses, the document forbids.
+"""Make the OpenAPI document as strict as the server, and tell how its operations connect.
 
 Litestar's schemas of msgspec Structs do not carry `forbid_unknown_fields` nor the fixed length
 of a tuple; clients and fuzzers that trust the document would send what the server refuses.
+And a created game's id is what every game operation needs: the document says so with
+OpenAPI links, so that stateful tools (and people) can follow from one to the next.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 import msgspec
-from litestar.openapi.spec import OpenAPI, Reference, Schema
+from litestar.openapi.spec import Link, OpenAPI, OpenAPIResponse, Reference, Schema
 
 from domain import commands
 from server import models
@@ -42,8 +44,41 @@ def _schemas(schema: Schema | Reference | bool | None) -> Iterator[Schema]:
         yield from _schemas(nested)
 
 
+GAME_OPERATIONS = (
+    "joinGame",
+    "leaveGame",
+    "cancelGame",
+    "getBoard",
+    "sendCommands",
+    "listEvents",
+    "followEvents",
+    "getReplay",
+    "getRecord",
+)
+"""The operations that take the `game_id` a creation answers with."""
+
+
+def _link_games(openapi: OpenAPI) -> None:
+    for path in (openapi.paths or {}).values():
+        operation = path.post
+        if operation is None or operation.operation_id != "createGame":
+            continue
+        created = (operation.responses or {}).get("201")
+        if isinstance(created, OpenAPIResponse):
+            created.links = {
+                name: Link(
+                    operation_id=name,
+                    parameters={"game_id": "$response.body#/game_id"},
+                    description=f"{name} on the game just created",
+                )
+                for name in GAME_OPERATIONS
+            }
+
+
 def tighten(openapi: OpenAPI) -> None:
-    """Forbid unknown fields where the server does, and fix the length of tuples."""
+    """Forbid unknown fields where the server does, fix the length of tuples, link the
+    creation of a game to the operations on it."""
+    _link_games(openapi)
     strict = _strict_structs()
     components = openapi.components.schemas or {}
     for name, component in components.items():
