@@ -16,6 +16,9 @@ processes of asyncio + aiohttp clients, bounded in time):
 - replays: clients GETting the full replay of a finished 4-seat game (target: >= 200/s).
 
 Uses a unique key prefix and deletes its keys at the end.
+
+One file on purpose: the servers it starts, the clients it runs and the figures it prints
+are one measurement, read top to bottom.
 """
 
 from __future__ import annotations

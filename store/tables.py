@@ -143,9 +143,16 @@ def _seating_op(
     *,
     decide: Callable[[State], list[Event]],
     command_id: Callable[[State], str],
+    repeats: str | None = None,
 ) -> Op[Outcome]:
     """Append a change of the table (a join, a leave, a cancellation) decided on `state`, and
-    decided again on a newer state after a conflict."""
+    decided again on a newer state after a conflict. `repeats` names the command id of an
+    earlier change this request may be sent again for: if it was made, its first answer is
+    the answer."""
+    if repeats is not None:
+        known = yield from streams.command_record(path.context, game_id, repeats)
+        if known is not None:
+            return (yield from first_result_op(path, game_id, known[0]))
     for _attempt in range(path.conflict_retries + 1):
         events = decide(state)
         try:
@@ -172,11 +179,7 @@ def leave_op(path: CommandPath, game_id: str, *, player: str, now: str) -> Op[Ou
     """Give up a place at a table that waits (not the creator's: they cancel). Leaving again
     after a lost answer is answered with the first answer."""
     state = yield from current_op(path, game_id)
-    if player not in state.players and player in state.left:
-        previous = f"leave:{player}:{state.left.count(player) - 1}"
-        known = yield from streams.command_record(path.context, game_id, previous)
-        if known is not None:
-            return (yield from first_result_op(path, game_id, known[0]))
+    gone = player not in state.players and player in state.left
     return (
         yield from _seating_op(
             path,
@@ -185,6 +188,7 @@ def leave_op(path: CommandPath, game_id: str, *, player: str, now: str) -> Op[Ou
             AppendMeta("leave", player, now),
             decide=lambda state: leave_game(state, player),
             command_id=lambda state: f"leave:{player}:{state.left.count(player)}",
+            repeats=f"leave:{player}:{state.left.count(player) - 1}" if gone else None,
         )
     )
 
@@ -192,10 +196,7 @@ def leave_op(path: CommandPath, game_id: str, *, player: str, now: str) -> Op[Ou
 def cancel_op(path: CommandPath, game_id: str, *, player: str, now: str) -> Op[Outcome]:
     """Call off a game that has not started (its creator only); answered again if retried."""
     state = yield from current_op(path, game_id)
-    if state.phase == "cancelled" and state.players[:1] == (player,):
-        known = yield from streams.command_record(path.context, game_id, "cancel")
-        if known is not None:
-            return (yield from first_result_op(path, game_id, known[0]))
+    done = state.phase == "cancelled" and state.players[:1] == (player,)
     return (
         yield from _seating_op(
             path,
@@ -204,5 +205,6 @@ def cancel_op(path: CommandPath, game_id: str, *, player: str, now: str) -> Op[O
             AppendMeta("cancel", player, now),
             decide=lambda state: cancel_game(state, player),
             command_id=lambda _state: "cancel",
+            repeats="cancel" if done else None,
         )
     )

@@ -4,6 +4,9 @@ Each test names the ruling of `docs/rulings.md` it checks. The Architetto is
 builder 2 (its number is the seat count). In most tests seat 0 plays BOL-1 (two Bologna
 crests), takes Bologna's face-up card, the refill uses the first card of the draw pile, and the
 Architetto reveals the next ones.
+
+Long on purpose: one short test per case, each named as a sentence, read like a table;
+splitting the file would scatter cases of one ruling or one promise.
 """
 
 from __future__ import annotations

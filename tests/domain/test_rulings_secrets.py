@@ -5,6 +5,9 @@ someone who may not see it) and of refused commands (R43: every illegal command 
 Each test names the ruling of `docs/rulings.md` it checks. The secret-leak tests
 encode what a seat receives to JSON and search it for every card id and seed it must not
 learn, so that a leak through any field, present or future, is caught.
+
+Long on purpose: one short test per case, each named as a sentence, read like a table;
+splitting the file would scatter cases of one ruling or one promise.
 """
 
 from __future__ import annotations

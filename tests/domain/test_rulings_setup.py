@@ -2,6 +2,9 @@
 
 Each test names the ruling of `docs/rulings.md` it checks. The games are created
 through `domain.setup` exactly as the server creates them, from fixed seeds.
+
+Long on purpose: one short test per case, each named as a sentence, read like a table;
+splitting the file would scatter cases of one ruling or one promise.
 """
 
 from __future__ import annotations

@@ -5,6 +5,9 @@ Each test names the ruling of `docs/rulings.md` it checks. The signposts are
 the `nine_city_board` pairs of `game-data.json` (placeholders, see its `provenance`); the
 engine names a pair in board order (Bologna, Milano, Firenze, Ferrara, Lucca, Siena, Parma,
 Roma, Verona).
+
+Long on purpose: one short test per case, each named as a sentence, read like a table;
+splitting the file would scatter cases of one ruling or one promise.
 """
 
 from __future__ import annotations

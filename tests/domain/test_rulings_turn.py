@@ -4,6 +4,9 @@
 Each test names the ruling of `docs/rulings.md` it checks. Tables are 3 seats of
 `towers` unless the ruling needs another setting. City order of the 9-city board: Bologna,
 Milano, Firenze, Ferrara, Lucca, Siena, Parma, Roma, Verona.
+
+Long on purpose: one short test per case, each named as a sentence, read like a table;
+splitting the file would scatter cases of one ruling or one promise.
 """
 
 from __future__ import annotations

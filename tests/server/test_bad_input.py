@@ -1,6 +1,9 @@
 """Bad input: malformed JSON, wrong types, unknown fields and tags, oversized bodies, bad ids
 and versions, wrong content types. Each is a 4xx with a clear JSON error (`status`, `error`,
 `message`, `request_id`, the same id in X-Request-ID), never a 5xx, and writes nothing.
+
+Long on purpose: one short test per case, each named as a sentence, read like a table;
+splitting the file would scatter cases of one ruling or one promise.
 """
 
 from __future__ import annotations

@@ -7,6 +7,9 @@ deal, every command replayed through `domain.decide.play` byte for byte) and the
 recomputed from the refolded log must equal the API's. The same games run on the embedded
 fakeredis and on the real Redis through Litestar's test clients, on a live `patrician serve`,
 and on two live servers taking requests in turn.
+
+Long on purpose: one short test per case, each named as a sentence, read like a table;
+splitting the file would scatter cases of one ruling or one promise.
 """
 
 from __future__ import annotations

@@ -6,6 +6,9 @@ decision is not its own), a spectator (a valid token, not seated in the game) an
 is a JSON error with the status, a stable code, a message and the request id (also sent as
 X-Request-ID), and writes nothing: the game's version is unchanged and a refused command's
 id is still free.
+
+Long on purpose: one short test per case, each named as a sentence, read like a table;
+splitting the file would scatter cases of one ruling or one promise.
 """
 
 from __future__ import annotations
