@@ -12,7 +12,7 @@ import gc
 import logging
 import os
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import msgspec
 import structlog
@@ -22,23 +22,16 @@ from litestar.logging.config import StructLoggingConfig
 from litestar.openapi.config import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme
 
-from domain.gamedata import GameData
-from server.accounts import AccountService
 from server.carddata import load_game_data
-from server.clock import Clock, system_clock
 from server.errors import EXCEPTION_HANDLERS
-from server.game_service import GameService
-from server.listings import ListingService
 from server.models import MAX_BODY
 from server.openapi import tighten
 from server.request_ids import assign_request_id, send_request_id
 from server.requests import strict_json_body
 from server.routes import ROUTES
-from store.accounts import Accounts
+from server.services import build_services
 from store.client import AsyncEventStore
 from store.errors import StoreUnavailable
-from store.games import CommandPath, StateCache
-from store.loading import SnapshotPolicy
 
 log = structlog.get_logger("patrician")
 
@@ -101,31 +94,6 @@ def _clients(settings: Settings) -> tuple[Any, Any]:
     )
 
 
-class Services(NamedTuple):
-    accounts: AccountService
-    games: GameService
-    listings: ListingService
-
-
-def build_services(
-    store: AsyncEventStore,
-    game_data: GameData,
-    *,
-    prefix: str = "patrician",
-    snapshot_every: int = 50,
-    follow_store: AsyncEventStore | None = None,
-    clock: Clock = system_clock,
-) -> Services:
-    """The services behind the routes, over one store (the app's, or a test's)."""
-    path = CommandPath(
-        store.context, game_data, cache=StateCache(), snapshots=SnapshotPolicy(snapshot_every)
-    )
-    keys = Accounts(prefix)
-    accounts = AccountService(store, keys, clock=clock)
-    games = GameService(store, path, keys, accounts, follow_store=follow_store, clock=clock)
-    return Services(accounts, games, ListingService(store, path, keys, clock=clock))
-
-
 async def _before_request(request: Request[Any, Any, Any]) -> None:
     assign_request_id(request)
     await strict_json_body(request)
@@ -143,7 +111,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
     )
     follow_store = AsyncEventStore(follow_client, prefix=settings.prefix, shards=settings.shards)
     data = load_game_data(Path(settings.card_file) if settings.card_file else None)
-    accounts, games, listings = build_services(
+    services = build_services(
         store,
         data,
         prefix=settings.prefix,
@@ -165,7 +133,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
         else:
             url = _without_password(settings.redis_url)
             try:
-                await games.check_store()
+                await services.games.check_store()
             except StoreUnavailable as error:  # say why now: /healthz only says "unreachable"
                 log.error("the store does not answer", url=url, reason=str(error))
             else:
@@ -177,11 +145,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
 
     return Litestar(
         route_handlers=ROUTES,
-        dependencies={
-            "accounts": Provide(lambda: accounts, use_cache=True, sync_to_thread=False),
-            "games": Provide(lambda: games, use_cache=True, sync_to_thread=False),
-            "listings": Provide(lambda: listings, use_cache=True, sync_to_thread=False),
-        },
+        dependencies={"services": Provide(lambda: services, use_cache=True, sync_to_thread=False)},
         exception_handlers=EXCEPTION_HANDLERS,
         before_request=_before_request,
         after_request=send_request_id,

@@ -12,14 +12,15 @@ from litestar.exceptions import HTTPException
 from litestar.utils.scope.state import ScopeState
 
 from server import models
-from server.accounts import AccountService
 from server.errors import Unauthorized
+from server.request_ids import raw_header
+from server.services import Services
 
-Accounts = NamedDependency[AccountService]
+Svc = NamedDependency[Services]
 
 
 def _token(request: Request[Any, Any, Any]) -> str | None:
-    header = request.headers.get("authorization")
+    header = raw_header(request.scope, b"authorization")
     if header is None:
         return None
     scheme, _, token = header.partition(" ")
@@ -28,16 +29,16 @@ def _token(request: Request[Any, Any, Any]) -> str | None:
     return token.strip()
 
 
-async def provide_player(request: Request[Any, Any, Any], accounts: Accounts) -> str:
+async def provide_player(request: Request[Any, Any, Any], services: Svc) -> str:
     token = _token(request)
     if token is None:
         raise Unauthorized("no token")
-    return await accounts.authenticate(token)
+    return await services.accounts.authenticate(token)
 
 
-async def provide_viewer(request: Request[Any, Any, Any], accounts: Accounts) -> str | None:
+async def provide_viewer(request: Request[Any, Any, Any], services: Svc) -> str | None:
     token = _token(request)
-    return None if token is None else await accounts.authenticate(token)
+    return None if token is None else await services.accounts.authenticate(token)
 
 
 _strict_decoders: dict[Any, msgspec.json.Decoder[Any]] = {}

@@ -22,15 +22,11 @@ from domain.view import View
 from projections.record import Record
 from projections.replay import Replay
 from server import models
-from server.accounts import AccountService
 from server.errors import error_response
-from server.game_service import GameService
-from server.listings import ListingService
 from server.requests import provide_player, provide_viewer, query_version
+from server.services import Services
 
-Accounts = NamedDependency[AccountService]
-Games = NamedDependency[GameService]
-Listings = NamedDependency[ListingService]
+Svc = NamedDependency[Services]
 PlayerId = NamedDependency[str]
 ViewerId = NamedDependency[str | None]
 After = Annotated[
@@ -63,15 +59,15 @@ class PlayerRoutes(Controller):
 
     @post("/", status_code=201, operation_id="createPlayer", responses=_errors(400, 413, 415, 422))
     async def create_player(
-        self, data: JSONBody[models.NewPlayer], accounts: Accounts
+        self, data: JSONBody[models.NewPlayer], services: Svc
     ) -> models.PlayerCreated:
         """Create a player. The token in the answer is shown once: keep it."""
-        return await accounts.create_player(data.name)
+        return await services.accounts.create_player(data.name)
 
     @get("/{player_id:str}", operation_id="getPlayer", responses=_errors(400, 404))
-    async def get_player(self, player_id: FromPath[str], accounts: Accounts) -> models.PlayerInfo:
+    async def get_player(self, player_id: FromPath[str], services: Svc) -> models.PlayerInfo:
         """A player's public face: id and name."""
-        return await accounts.player(player_id)
+        return await services.accounts.player(player_id)
 
 
 class GameRoutes(Controller):
@@ -87,10 +83,10 @@ class GameRoutes(Controller):
         responses=_errors(400, 401, 409, 413, 415, 422),
     )
     async def create_game(
-        self, data: JSONBody[models.NewGame], player: PlayerId, games: Games
+        self, data: JSONBody[models.NewGame], player: PlayerId, services: Svc
     ) -> models.CreatedGame:
         """Create a game; you hold its first seat. Share the invite code with the others."""
-        return await games.create(player, data)
+        return await services.games.create(player, data)
 
     @post(
         "/{game_id:str}/join",
@@ -105,10 +101,10 @@ class GameRoutes(Controller):
         game_id: FromPath[str],
         data: JSONBody[models.JoinGame],
         player: PlayerId,
-        games: Games,
+        services: Svc,
     ) -> models.Joined:
         """Take a seat. When the last seat is taken, seats are drawn and the cards dealt."""
-        return await games.join(game_id, player, data)
+        return await services.games.join(game_id, player, data)
 
     @post(
         "/{game_id:str}/leave",
@@ -119,11 +115,11 @@ class GameRoutes(Controller):
         responses=_errors(400, 401, 403, 404, 409),
     )
     async def leave_game(
-        self, game_id: FromPath[str], player: PlayerId, games: Games
+        self, game_id: FromPath[str], player: PlayerId, services: Svc
     ) -> models.TableChanged:
         """Give up your place at a table that has not started (the creator cancels instead).
         Sent again after a lost answer, it answers the first time again."""
-        return await games.leave(game_id, player)
+        return await services.games.leave(game_id, player)
 
     @post(
         "/{game_id:str}/cancel",
@@ -134,21 +130,25 @@ class GameRoutes(Controller):
         responses=_errors(400, 401, 403, 404, 409),
     )
     async def cancel_game(
-        self, game_id: FromPath[str], player: PlayerId, games: Games
+        self, game_id: FromPath[str], player: PlayerId, services: Svc
     ) -> models.TableChanged:
         """Call off the game you created, before it starts; its seed is published at once."""
-        return await games.cancel(game_id, player)
+        return await services.games.cancel(game_id, player)
 
     @get(
         "/{game_id:str}",
         operation_id="getBoard",
-        dependencies=_VIEWER,
         security=OPTIONAL_BEARER,
         responses=_errors(400, 401, 404),
     )
-    async def board(self, game_id: FromPath[str], viewer: ViewerId, games: Games) -> View:
+    async def board(
+        self, game_id: FromPath[str], request: Request[Any, Any, Any], services: Svc
+    ) -> View:
         """The board as you may see it: your seat's view, or a spectator's without a token."""
-        return cast(View, _json(await games.board(game_id, viewer)))
+        # The viewer is read here rather than injected: the busiest read of all, and each
+        # dependency Litestar resolves costs it a few hundredths of its time.
+        viewer = await provide_viewer(request, services)
+        return cast(View, _json(await services.games.board(game_id, viewer)))
 
     @post(
         "/{game_id:str}/commands",
@@ -163,11 +163,11 @@ class GameRoutes(Controller):
         game_id: FromPath[str],
         data: JSONBody[models.SendCommands],
         player: PlayerId,
-        games: Games,
+        services: Svc,
     ) -> models.CommandsAccepted:
         """Send one or more commands of your seat (a whole turn at once if you like), decided
         and appended together or not at all. A retried command_id gets its first answer."""
-        return await games.execute(game_id, player, data)
+        return await services.games.execute(game_id, player, data)
 
     @get(
         "/{game_id:str}/events",
@@ -181,11 +181,11 @@ class GameRoutes(Controller):
         game_id: FromPath[str],
         request: Request[Any, Any, Any],
         viewer: ViewerId,
-        games: Games,
+        services: Svc,
         after: After = 0,
     ) -> models.EventList:
         """The events after a version, as you may see them."""
-        return await games.events(game_id, viewer, query_version(request, after))
+        return await services.games.events(game_id, viewer, query_version(request, after))
 
     @get(
         "/{game_id:str}/stream",
@@ -200,7 +200,7 @@ class GameRoutes(Controller):
         game_id: FromPath[str],
         request: Request[Any, Any, Any],
         viewer: ViewerId,
-        games: Games,
+        services: Svc,
         after: After = 0,
     ) -> ServerSentEvent:
         """Server-sent events: each visible event as it happens (`id` is its version, `event`
@@ -211,10 +211,10 @@ class GameRoutes(Controller):
         start = (
             models.parse_version(last, "Last-Event-ID") if last else query_version(request, after)
         )
-        await games.state(game_id)  # 404 now, before the stream starts
+        await services.games.state(game_id)  # 404 now, before the stream starts
 
         async def messages() -> AsyncIterator[ServerSentEventMessage]:
-            async for item in games.follow(game_id, viewer, start):
+            async for item in services.games.follow(game_id, viewer, start):
                 if item is None:  # nothing happened for a while: keep the connection open
                     yield ServerSentEventMessage(data=None, comment="keep-alive")
                 elif isinstance(item, models.Revealed):  # no id: Last-Event-ID stays put
@@ -237,10 +237,10 @@ class GameRoutes(Controller):
         security=OPTIONAL_BEARER,
         responses=_errors(400, 401, 404),
     )
-    async def replay(self, game_id: FromPath[str], viewer: ViewerId, games: Games) -> Replay:
+    async def replay(self, game_id: FromPath[str], viewer: ViewerId, services: Svc) -> Replay:
         """Every step of the game: each event you may see and your view right after it. Once
         the game is over everyone sees everything, the seed included."""
-        return cast(Replay, _json(await games.replay(game_id, viewer)))
+        return cast(Replay, _json(await services.games.replay(game_id, viewer)))
 
     @get(
         "/{game_id:str}/at/{version:str}",
@@ -259,10 +259,12 @@ class GameRoutes(Controller):
             ),
         ],
         viewer: ViewerId,
-        games: Games,
+        services: Svc,
     ) -> View:
         """The board as you may see it right after event `version`."""
-        return await games.view_at(game_id, viewer, models.parse_version(version, "version"))
+        return await services.games.view_at(
+            game_id, viewer, models.parse_version(version, "version")
+        )
 
     @get(
         "/{game_id:str}/record",
@@ -271,30 +273,30 @@ class GameRoutes(Controller):
         security=OPTIONAL_BEARER,
         responses=_errors(400, 401, 404),
     )
-    async def record(self, game_id: FromPath[str], viewer: ViewerId, games: Games) -> Record:
+    async def record(self, game_id: FromPath[str], viewer: ViewerId, services: Svc) -> Record:
         """The game record (format `patrician-record/1`, see docs/record.md), redacted for you
         while the game is on, complete once it is over."""
-        return await games.record(game_id, viewer)
+        return await services.games.record(game_id, viewer)
 
 
 @get("/api/me/games", tags=["players"], operation_id="listMyGames", dependencies=_PLAYER,
      security=BEARER, responses=_errors(401))  # fmt: skip
-async def my_games(player: PlayerId, listings: Listings) -> list[models.MyGame]:
+async def my_games(player: PlayerId, services: Svc) -> list[models.MyGame]:
     """Your games: those awaiting your decision first, then the others, each group longest
     waiting first."""
-    return await listings.my_games(player)
+    return await services.listings.my_games(player)
 
 
 @get("/api/lobby", tags=["games"], operation_id="listOpenGames")
-async def lobby(listings: Listings) -> list[models.LobbyGame]:
+async def lobby(services: Svc) -> list[models.LobbyGame]:
     """Games waiting for players."""
-    return await listings.lobby()
+    return await services.listings.lobby()
 
 
 @get("/healthz", tags=["health"], operation_id="health", responses=_errors(503))
-async def healthz(games: Games) -> models.Health:
+async def healthz(services: Svc) -> models.Health:
     """Alive, and the store answers."""
-    await games.check_store()
+    await services.games.check_store()
     return models.Health("ok", "ok")
 
 

@@ -41,8 +41,9 @@ def current_op(path: CommandPath, game_id: str, expected: int | None = None) -> 
         state = loaded.state
     else:
         newer = yield from streams.read(path.context, game_id, after=state.version)
-        if newer:
-            state = fold(decode_events(e.data for e in newer), state)
+        if not newer:  # the cached state is the head: nothing to fold, nothing to store
+            return state
+        state = fold(decode_events(e.data for e in newer), state)
     if state.version == 0:
         raise GameNotFound(game_id)
     path.cache.put(game_id, state)

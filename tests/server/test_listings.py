@@ -19,9 +19,9 @@ import redis.exceptions
 
 from domain.errors import IllegalCommand
 from server import models
-from server.app import Services, build_services
 from server.carddata import load_game_data
 from server.listings import LISTING_GRACE_SECONDS
+from server.services import Services, build_services
 from store.client import AsyncEventStore
 from store.errors import StoreUnavailable, WrongInvite
 

@@ -1,0 +1,43 @@
+"""The services behind the routes, built over one store: the app's (`server.app`) or a
+test's. One object, so that a request resolves one dependency for all of them (each more
+costs the busiest read a tenth of its time).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from domain.gamedata import GameData
+from server.accounts import AccountService
+from server.clock import Clock, system_clock
+from server.game_service import GameService
+from server.listings import ListingService
+from store.accounts import Accounts
+from store.client import AsyncEventStore
+from store.games import CommandPath, StateCache
+from store.loading import SnapshotPolicy
+
+
+class Services(NamedTuple):
+    accounts: AccountService
+    games: GameService
+    listings: ListingService
+
+
+def build_services(
+    store: AsyncEventStore,
+    game_data: GameData,
+    *,
+    prefix: str = "patrician",
+    snapshot_every: int = 50,
+    follow_store: AsyncEventStore | None = None,
+    clock: Clock = system_clock,
+) -> Services:
+    """The services behind the routes, over one store (the app's, or a test's)."""
+    path = CommandPath(
+        store.context, game_data, cache=StateCache(), snapshots=SnapshotPolicy(snapshot_every)
+    )
+    keys = Accounts(prefix)
+    accounts = AccountService(store, keys, clock=clock)
+    games = GameService(store, path, keys, accounts, follow_store=follow_store, clock=clock)
+    return Services(accounts, games, ListingService(store, path, keys, clock=clock))
