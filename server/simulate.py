@@ -1,7 +1,9 @@
-"""Random legal games, for a quick look at the rules at scale (`patrician simulate`)."""
+"""Games played to the end at scale, for a quick look at the rules and at the bots
+(`patrician simulate`): random legal games, or games between levels of bots."""
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections import Counter
@@ -9,6 +11,8 @@ from collections.abc import Iterator, Sequence
 
 import msgspec
 
+from bots.levels import make
+from bots.match import play_match
 from domain.events import Event, GameEnded, StepStarted
 from domain.evolve import fold
 from domain.gamedata import GameData
@@ -75,3 +79,60 @@ def summarize(results: Iterator[GameSummary]) -> Summary:
             summary.totals[score.seat] += score.total
     summary.seconds = time.perf_counter() - start
     return summary
+
+
+class LevelSummary(msgspec.Struct):
+    """How one level did over a series of games between bots."""
+
+    seats: int = 0
+    """Seats it played, over all games."""
+    wins: float = 0.0
+    """Games it won (a shared win counts its share)."""
+    points: int = 0
+
+
+def bot_games(
+    levels: Sequence[str],
+    data: GameData,
+    *,
+    games: int,
+    edition: str,
+    modules: Sequence[str],
+    seed: int,
+    bot_options: dict[str, dict[str, object]] | None = None,
+) -> Iterator[tuple[list[str], State]]:
+    """Games between bots, one level per seat, the levels taking the seats in turn from one
+    game to the next (so that no level keeps the first seat): each game's seating and its
+    final state."""
+    options = bot_options or {}
+    for game in range(games):
+        seating = [levels[(seat + game) % len(levels)] for seat in range(len(levels))]
+        bots = [make(level, **options.get(level, {})) for level in seating]
+        state, _log = play_match(bots, data, seed=seed + game, edition=edition, modules=modules)
+        yield seating, state
+
+
+def summarize_levels(results: Iterator[tuple[list[str], State]]) -> dict[str, LevelSummary]:
+    summary: dict[str, LevelSummary] = {}
+    for seating, state in results:
+        assert state.result is not None
+        winners = state.result.winners
+        for score in state.result.scores:
+            level = seating[score.seat] if score.seat < len(seating) else "Architetto"
+            mine = summary.setdefault(level, LevelSummary())
+            mine.seats += 1
+            mine.points += score.total
+            if score.seat in winners:
+                mine.wins += 1 / len(winners)
+    return summary
+
+
+def wilson(successes: float, trials: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95 % (Wilson score) interval of a proportion of `successes` in `trials`."""
+    if trials == 0:
+        return 0.0, 1.0
+    p = successes / trials
+    centre = p + z * z / (2 * trials)
+    spread = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials))
+    scale = 1 + z * z / trials
+    return (centre - spread) / scale, (centre + spread) / scale

@@ -68,3 +68,31 @@ def test_simulate_plays_a_users_card_file_and_refuses_a_broken_one(tmp_path: Pat
     result = CliRunner().invoke(main, ["simulate", "--card-file", str(own)])
     assert result.exit_code != 0
     assert "BOL-1" in result.output
+
+
+def test_simulate_between_bots_prints_each_levels_wins_with_an_interval_and_mean_score() -> None:
+    result = CliRunner().invoke(
+        main, ["simulate", "--bots", "greedy,random", "--games", "6", "--seed", "4"]
+    )
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0] == "6 games between greedy, random (towers, 2 seats), seed 4"
+    for level in ("greedy", "random", "Architetto"):
+        (line,) = [line for line in lines if line.strip().startswith(f"{level}:")]
+        assert "wins" in line and "95 % interval" in line and "mean score" in line
+
+
+def test_simulate_show_between_bots_tells_which_level_made_each_decision() -> None:
+    result = CliRunner().invoke(
+        main, ["simulate", "--bots", "ismcts,greedy", "--show", "--seed", "2", "--ismcts-ms", "5"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "-- seat 0's turn (ismcts) --" in result.output
+    assert "[greedy]" in result.output and "[ismcts]" in result.output
+    assert "The game is over." in result.output
+
+
+def test_simulate_refuses_an_unknown_level_or_a_wrong_number_of_them() -> None:
+    for bots, words in (("greedy,genius", "'genius' is not a level"), ("greedy," * 6, "2 to 5")):
+        result = CliRunner().invoke(main, ["simulate", "--bots", bots])
+        assert result.exit_code != 0 and words in result.output, result.output

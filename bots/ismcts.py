@@ -1,0 +1,141 @@
+"""Information Set Monte Carlo Tree Search: the strongest level, and a fair one.
+
+Each iteration deals the cards the seat has not seen anew (`Belief.determinize`, consistent
+with everything it has seen), then walks one tree of decisions shared by every deal: at each
+node the seat to decide picks, among the commands legal in this deal, the one with the best
+upper confidence bound of its own reward, counting how often each command was available
+(single-observer ISMCTS, Cowling, Powley and Whitehouse 2012). A new node is added, then the
+game is played on at random for a number of decisions and read by the static evaluation
+(`bots.evaluate`: each builder's margin over the best other, squashed into 0..1), or to its
+end (a win, shared on a shared win). The command tried most at the root is played.
+
+The search uses the domain's own `decide` and `legal_commands`, so every rule holds in it.
+Budget: a number of iterations, or milliseconds read from a clock the caller passes in (the
+package has no clock); with a fixed seed and an iteration budget the choice is always the same.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable
+
+from bots.belief import Belief
+from bots.evaluate import margin, standing
+from bots.seen import Seen
+from domain.commands import Command
+from domain.decide import decide
+from domain.legal import legal_commands
+from domain.state import State
+
+
+class _Node:
+    __slots__ = ("actor", "available", "children", "reward", "visits")
+
+    def __init__(self, actor: int) -> None:
+        self.actor = actor
+        """The seat whose decision led here (it owns the reward)."""
+        self.children: dict[Command, _Node] = {}
+        self.visits = 0
+        self.available = 0
+        self.reward = 0.0
+
+
+class IsmctsBot:
+    level = "ismcts"
+
+    def __init__(
+        self,
+        *,
+        iterations: int | None = None,
+        milliseconds: float | None = None,
+        clock: Callable[[], float] | None = None,
+        exploration: float = 0.7,
+        rollout_decisions: int = 40,
+        scale: float = 6.0,
+    ) -> None:
+        if iterations is None and milliseconds is None:
+            iterations = 200
+        if milliseconds is not None and clock is None:
+            raise ValueError("a budget in milliseconds needs a clock (seconds, monotonic)")
+        self.iterations = iterations
+        self.milliseconds = milliseconds
+        self.clock = clock
+        self.exploration = exploration
+        self.rollout_decisions = rollout_decisions
+        self.scale = scale
+        self.last_iterations = 0
+        """How many iterations the last choice ran (for the benchmarks)."""
+
+    def choose(self, seen: Seen, rng: random.Random) -> Command:
+        legal = seen.view.legal_commands
+        if len(legal) == 1:
+            return legal[0]
+        belief = Belief(seen)
+        root = _Node(-1)
+        deadline = None
+        if self.milliseconds is not None and self.clock is not None:
+            deadline = self.clock() + self.milliseconds / 1000
+        done = 0
+        while self.iterations is None or done < self.iterations:
+            if deadline is not None and self.clock is not None and self.clock() >= deadline:
+                break
+            self._iterate(root, belief.determinize(rng), rng)
+            done += 1
+        self.last_iterations = done
+        visits = {command: child.visits for command, child in root.children.items()}
+        return max(legal, key=lambda command: visits.get(command, -1))
+
+    def _iterate(self, root: _Node, state: State, rng: random.Random) -> None:
+        node, path = root, []
+        while (pending := state.pending) is not None:
+            seat = pending.seat
+            legal = legal_commands(state, seat)
+            untried = []
+            for command in legal:
+                child = node.children.get(command)
+                if child is None:
+                    untried.append(command)
+                else:
+                    child.available += 1
+            if untried:
+                command = untried[rng.randrange(len(untried))]
+                child = node.children[command] = _Node(seat)
+                child.available = 1
+                _, state = decide(state, seat, command)
+                path.append(child)
+                break
+            command = self._select(node, legal)
+            _, state = decide(state, seat, command)
+            node = node.children[command]
+            path.append(node)
+        rewards = self._rollout(state, rng)
+        for visited in path:
+            visited.visits += 1
+            visited.reward += rewards[visited.actor]
+
+    def _select(self, node: _Node, legal: list[Command]) -> Command:
+        best, best_bound = legal[0], float("-inf")
+        for command in legal:
+            child = node.children[command]
+            bound = child.reward / child.visits + self.exploration * math.sqrt(
+                math.log(child.available) / child.visits
+            )
+            if bound > best_bound:
+                best, best_bound = command, bound
+        return best
+
+    def _rollout(self, state: State, rng: random.Random) -> list[float]:
+        """Random decisions for a while, then each builder's reward in 0..1."""
+        for _ in range(self.rollout_decisions):
+            pending = state.pending
+            if pending is None:
+                break
+            legal = legal_commands(state, pending.seat)
+            _, state = decide(state, pending.seat, legal[rng.randrange(len(legal))])
+        builders = state.board.builders
+        if state.result is not None:
+            winners = state.result.winners
+            return [1.0 / len(winners) if b in winners else 0.0 for b in range(builders)]
+        points = standing(state)
+        return [1.0 / (1.0 + math.exp(-margin(points, b) / self.scale)) for b in range(builders)]
