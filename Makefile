@@ -35,6 +35,7 @@ bench: $(BIN)/.installed
 	$(BIN)/python bench/playouts.py
 	$(BIN)/python bench/store.py
 	$(BIN)/python bench/server.py
+	$(BIN)/python bench/bots.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis
