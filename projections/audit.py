@@ -35,7 +35,7 @@ from projections.redecide import redecide
 from store import chain
 from store.records import StoredEvent
 
-UNVERIFIED = ("game_id", "commands[].command_id", "commands[].time")
+UNVERIFIED = ("game_id", "commands[].command_id", "commands[].time", "commands[].by")
 """Fields the log does not hold, so that nothing here can check them: they are the server's
 word (a signed record vouches for them, docs/record.md)."""
 UNVERIFIED_GROUPING = "how commands[] group the commands into appends"

@@ -65,6 +65,7 @@ class RecordCommand(msgspec.Struct, frozen=True):
     commands: tuple[Command, ...]
     first_version: int
     last_version: int
+    by: str = ""
 
 
 class RecordEvent(msgspec.Struct, frozen=True):

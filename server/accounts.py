@@ -11,10 +11,10 @@ from cachetools import LRUCache
 
 from domain.names import clean_name
 from server import models
-from server.clock import Clock, iso, system_clock
 from server.errors import NotFound, Unauthorized
 from store import accounts
 from store.client import AsyncEventStore
+from store.clock import Clock, iso, system_clock
 
 
 class AccountService:
@@ -41,6 +41,15 @@ class AccountService:
         token = base64.urlsafe_b64encode(self.token_bytes(32)).rstrip(b"=").decode()
         await self.store.run(accounts.create_player_op(self.keys, player, token))
         return models.PlayerCreated(player.player_id, token)
+
+    async def create_bot(self, level: str, name: str) -> str:
+        """A player played by a bot of `level`: it has no token (nobody acts for it over the
+        API); the workers play its seats (`workers.jobs`)."""
+        player_id = "b" + self.token_bytes(9).hex()
+        player = accounts.Player(player_id, clean_name(name), iso(self.clock()), bot=level)
+        await self.store.run(accounts.create_bot_op(self.keys, player))
+        self._names[player_id] = player.name
+        return player_id
 
     async def authenticate(self, token: str) -> str:
         """The player a bearer token acts for; `Unauthorized` for a token of nobody."""

@@ -32,6 +32,7 @@ from server.routes import ROUTES
 from server.services import build_services
 from store.client import AsyncEventStore
 from store.errors import StoreUnavailable
+from workers.runner import EmbeddedWorkers
 
 log = structlog.get_logger("patrician")
 
@@ -60,9 +61,11 @@ class Settings(msgspec.Struct, frozen=True):
         )
 
 
-def _clients(settings: Settings) -> tuple[Any, Any]:
-    """The Redis client for commands and reads, and one for blocking follows (live streams
-    hold a connection while they wait, so they must not starve the others)."""
+def _clients(settings: Settings) -> tuple[Any, Any, Any]:
+    """The Redis client for commands and reads, one for blocking follows (live streams hold a
+    connection while they wait, so they must not starve the others), and for the embedded
+    store a sync one, for the workers that run in this process (None with a real Redis: its
+    workers are `patrician worker` processes)."""
     if settings.redis_url is None:
         import fakeredis
 
@@ -70,6 +73,7 @@ def _clients(settings: Settings) -> tuple[Any, Any]:
         return (
             fakeredis.FakeAsyncRedis(server=server),
             fakeredis.FakeAsyncRedis(server=server),
+            fakeredis.FakeRedis(server=server),
         )
     import socket
 
@@ -91,6 +95,7 @@ def _clients(settings: Settings) -> tuple[Any, Any]:
         ),
         # Blocking reads wait up to 5 s at a time: the socket must outwait them.
         redis.Redis.from_url(settings.redis_url, max_connections=1000, socket_timeout=30),
+        None,
     )
 
 
@@ -101,7 +106,7 @@ async def _before_request(request: Request[Any, Any, Any]) -> None:
 
 def create_app(settings: Settings | None = None) -> Litestar:
     settings = settings or Settings()
-    client, follow_client = _clients(settings)
+    client, follow_client, workers_client = _clients(settings)
     store = AsyncEventStore(
         client,
         prefix=settings.prefix,
@@ -119,18 +124,26 @@ def create_app(settings: Settings | None = None) -> Litestar:
         follow_store=follow_store,
     )
 
+    embedded: list[EmbeddedWorkers] = []
+
     async def announce(app: Litestar) -> None:
         tighten(app.openapi_schema)
         # What is alive at start (modules, the card data, the app) lives as long as the
         # process: keep it out of every collection, which shortens the pauses of a busy server.
         gc.collect()
         gc.freeze()
-        if settings.redis_url is None:
-            log.warning(
-                "running on an embedded in-process fakeredis: games live only as long as this "
-                "process; pass --redis-url (or REDIS_URL) for a real deployment"
+        if workers_client is not None:
+            workers = EmbeddedWorkers(
+                workers_client, data, prefix=settings.prefix, shards=settings.shards
             )
-        else:
+            embedded.append(workers)
+            workers.start()
+            log.warning(
+                "running on an embedded in-process fakeredis, with the workers (bots) in this "
+                "process: games live only as long as it; pass --redis-url (or REDIS_URL) for a "
+                "real deployment, and run `patrician worker` beside it"
+            )
+        elif settings.redis_url is not None:
             url = _without_password(settings.redis_url)
             try:
                 await services.games.check_store()
@@ -140,6 +153,8 @@ def create_app(settings: Settings | None = None) -> Litestar:
                 log.info("using redis", url=url)
 
     async def close() -> None:
+        while embedded:
+            embedded.pop().stop()
         for each in (client, follow_client):
             await each.aclose()
 

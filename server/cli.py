@@ -251,6 +251,29 @@ def serve_command(
     )
 
 
+@main.command(name="worker")
+@click.option(
+    "--redis-url",
+    envvar="REDIS_URL",
+    required=True,
+    help="The Redis the games are kept in (or REDIS_URL).",
+)
+@_card_file
+def worker_command(redis_url: str, card_file: Path | None) -> None:
+    """Run the workers against a Redis: the outbox dispatcher and an RQ worker (bot seats).
+    Any number of them behave as one. (`patrician serve` without a Redis runs its own.)"""
+    import os
+
+    import redis
+
+    from workers.runner import run_worker
+
+    client = redis.Redis.from_url(redis_url)
+    prefix = os.environ.get("PATRICIAN_PREFIX", "patrician")
+    shards = int(os.environ.get("PATRICIAN_SHARDS", "16"))
+    run_worker(client, load_game_data(card_file), prefix=prefix, shards=shards)
+
+
 @main.command(name="audit")
 @click.argument("record", type=click.File("rb"))
 @click.option("--json", "as_json", is_flag=True, help="Print the checks as JSON, for tools.")

@@ -16,6 +16,7 @@ from typing import TypeVar
 import msgspec
 from cachetools import LRUCache
 
+from domain.errors import InvalidOptions
 from domain.events import (
     Event,
     GameCancelled,
@@ -31,10 +32,10 @@ from projections.record import LoggedEvent, Record, RecordCommand, build_record
 from projections.replay import replay, view_at
 from server import models
 from server.accounts import AccountService
-from server.clock import Clock, iso, system_clock
 from server.errors import NotFound
 from store import accounts, appending, games, reads, tables
 from store.client import AsyncEventStore
+from store.clock import Clock, iso, system_clock
 from store.errors import GameNotFound
 from store.protocol import Op
 from store.records import Batch, meta_decoder
@@ -80,6 +81,8 @@ class GameService:
         edition, modules = check_options(
             request.edition, request.seats, request.modules, self.path.game_data
         )
+        if len(request.bots) >= request.seats:
+            raise InvalidOptions("bots", "the creator holds a seat: at most seats - 1 bots")
         game_id = "g" + self.token_bytes(9).hex()
         in_lobby = True
         if request.command_id is not None:  # a retry creates (or finds) the same game
@@ -113,13 +116,26 @@ class GameService:
                 listings=listings,
             )
         )
+        code = tables.invite_code_of(outcome.state)
+        version = outcome.last_version
+        if request.bots and not outcome.repeated:
+            version = await self._seat_bots(game_id, code, request.bots)
         return models.CreatedGame(
-            game_id,
-            tables.invite_code_of(outcome.state),
-            outcome.state.seed_commitment,
-            outcome.last_version,
-            outcome.repeated,
+            game_id, code, outcome.state.seed_commitment, version, outcome.repeated
         )
+
+    async def _seat_bots(self, game_id: str, code: str, bots: list[models.BotSeat]) -> int:
+        """Bots join the new table, one after the other; the game's version after them. The
+        game is named to the workers first, so that no decision of a bot is missed."""
+        await self.run(accounts.mark_bot_game_op(self.listings, game_id))
+        version = 0
+        for number, bot in enumerate(bots, 1):
+            same = sum(1 for other in bots if other.level == bot.level)
+            name = f"{bot.level.title()} bot" + (f" {number}" if same > 1 else "")
+            player = await self.players.create_bot(bot.level, name)
+            joined = await self.join(game_id, player, models.JoinGame(invite_code=code))
+            version = joined.version
+        return version
 
     async def _waiting_or_missing(self, game_id: str) -> bool:
         """Whether a retried creation lists its game in the lobby again: while the table
@@ -319,6 +335,7 @@ def _command(batch: Batch) -> RecordCommand:
         commands=meta.commands,
         first_version=batch.first_version,
         last_version=batch.last_version,
+        by=meta.by,
     )
 
 

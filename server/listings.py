@@ -16,9 +16,9 @@ import msgspec
 
 from domain.state import State
 from server import models
-from server.clock import Clock, system_clock
 from store import accounts, reads
 from store.client import AsyncEventStore
+from store.clock import Clock, system_clock
 from store.errors import GameNotFound
 from store.games import CommandPath
 

@@ -6,7 +6,7 @@ builds from them and in `docs/api.md`. Requests refuse unknown fields.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 import msgspec
 
@@ -29,6 +29,8 @@ MAX_COMMAND_ID = 128
 MAX_COMMANDS = 30
 """Commands per request: a whole turn is at most about a dozen."""
 MAX_INVITE_CODE = 128
+MAX_BOTS = 4
+"""Bots in one game: all seats of the largest table but the creator's."""
 
 Entropy = Annotated[str, msgspec.Meta(max_length=MAX_ENTROPY)]
 CommandId = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_COMMAND_ID)]
@@ -56,6 +58,7 @@ def limits() -> list[tuple[str, str]]:
         ("`command_id`", f"1-{MAX_COMMAND_ID} characters"),
         ("`commands` per request", f"1-{MAX_COMMANDS}"),
         ("`invite_code`", f"at most {MAX_INVITE_CODE} characters"),
+        ("`bots`", f"at most {MAX_BOTS} (and at most `seats - 1`)"),
         ("a version (`expected_version`, `after`, `Last-Event-ID`)",
          f"a whole number from 0 to {MAX_VERSION} (2^53 - 1)"),
         ("a request body", f"{MAX_BODY // 1024} KiB (413)"),
@@ -95,6 +98,11 @@ class PlayerInfo(msgspec.Struct, frozen=True):
     name: str
 
 
+class BotSeat(_Request, frozen=True):
+    level: Literal["random", "greedy", "ismcts"]
+    """How the bot plays (docs/bots.md)."""
+
+
 class NewGame(_Request, frozen=True):
     seats: int
     edition: str = "towers"
@@ -103,6 +111,9 @@ class NewGame(_Request, frozen=True):
     command_id: CommandId | None = None
     """Names the request: sent again (after a lost answer), it creates no second game but
     answers the first one. Without it a retry makes another game."""
+    bots: Annotated[list[BotSeat], msgspec.Meta(max_length=MAX_BOTS)] = []
+    """Seats taken at once by bots (at most seats - 1: the creator holds one); the workers
+    play them, within a second of each of their decisions."""
 
 
 class CreatedGame(msgspec.Struct, frozen=True):

@@ -9,11 +9,11 @@ from typing import NamedTuple
 
 from domain.gamedata import GameData
 from server.accounts import AccountService
-from server.clock import Clock, system_clock
 from server.game_service import GameService
 from server.listings import ListingService
 from store.accounts import Accounts
 from store.client import AsyncEventStore
+from store.clock import Clock, system_clock
 from store.games import CommandPath, StateCache
 from store.loading import SnapshotPolicy
 

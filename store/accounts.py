@@ -20,6 +20,8 @@ class Player(msgspec.Struct, frozen=True):
     player_id: str
     name: str
     created: str
+    bot: str = ""
+    """The level of the bot that plays as this player ("" for a person)."""
 
 
 _player_encoder = msgspec.json.Encoder()
@@ -50,6 +52,10 @@ class Accounts:
     def games(self, player_id: str) -> str:
         return f"{self.prefix}:player:{player_id}:games"
 
+    def bot_games(self) -> str:
+        """The games some seat of which a bot plays (for the workers)."""
+        return f"{self.prefix}:bots:games"
+
     def lobby(self) -> str:
         return f"{self.prefix}:lobby"
 
@@ -58,6 +64,22 @@ def create_player_op(accounts: Accounts, player: Player, token: str) -> Op[None]
     """Record the player, then its token: a token never points to a missing player."""
     yield Call("set", (accounts.player(player.player_id), _player_encoder.encode(player)))
     yield Call("set", (accounts.token(token_digest(token)), player.player_id))
+
+
+def create_bot_op(accounts: Accounts, player: Player) -> Op[None]:
+    """Record a player that a bot plays: no token points to it."""
+    yield Call("set", (accounts.player(player.player_id), _player_encoder.encode(player)))
+
+
+def mark_bot_game_op(accounts: Accounts, game_id: str) -> Op[None]:
+    """Name a game to the workers as one where bots play (`workers.dispatcher`)."""
+    yield Call("sadd", (accounts.bot_games(), game_id))
+
+
+def bot_level_op(accounts: Accounts, player_id: str) -> Op[str]:
+    """The level of the bot that plays as the player ("" for a person or an unknown id)."""
+    raw = yield Call("get", (accounts.player(player_id),))
+    return "" if raw is None else _player_decoder.decode(raw).bot
 
 
 def authenticate_op(accounts: Accounts, token: str) -> Op[str | None]:

@@ -158,12 +158,13 @@ def execute_op(
     command_id: str,
     commands: Sequence[Command],
     now: str,
+    by: str = "",
 ) -> Op[Outcome]:
     """Decide and append one or more commands of the player's seat, atomically, on the
     version the player decided on: a game at another version is a `VersionConflict` (after
     checking that this is not a retry of a command already accepted). A bot or a clock acts
     the same way, with the version it decided on, so that a move made on a game that moved
-    on does nothing."""
+    on does nothing. `by` says who acted for the player, when it was not the player."""
     state = yield from current_op(path, game_id, expected_version)
     seat = state.seat_of(player)
     if seat is None:
@@ -189,7 +190,12 @@ def execute_op(
             after=after,
             command_id=command_id,
             meta=AppendMeta(
-                "commands", player, now, seat, tuple(canonical(state.board, c) for c in commands)
+                "commands",
+                player,
+                now,
+                seat,
+                tuple(canonical(state.board, c) for c in commands),
+                by,
             ),
             request=request,
         )

@@ -70,6 +70,8 @@ class AppendMeta(msgspec.Struct, frozen=True):
     time: str
     seat: int | None = None
     commands: tuple[Command, ...] = ()
+    by: str = ""
+    """Who acted for the player: "" the player, else what did ("bot:greedy")."""
 
 
 meta_decoder = msgspec.json.Decoder(AppendMeta)

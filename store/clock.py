@@ -1,5 +1,5 @@
-"""The one way time enters the server: an injected clock (tests pass a fake one), and the one
-format times are written in."""
+"""The one way time enters the server and the workers: an injected clock (tests pass a fake
+one), and the one format the command path writes times in."""
 
 from __future__ import annotations
 

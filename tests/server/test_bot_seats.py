@@ -1,0 +1,114 @@
+"""Seats played by bots: a person creates a game with bots in the other seats and plays it to
+the end; each bot decides within a second, through the command path, as its seat, and the
+record says the bot acted. In the embedded server (the workers in its process) and against a
+real Redis with `patrician worker` processes."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from projections.audit import audit
+from tests.server.client import Api, Json, Player
+from tests.server.live import LiveServer, _patrician
+
+
+def _play_against_bots(api: Api, me: Player, game: Json, rng: random.Random) -> Json:
+    """Play the person's seat until the game ends; how long the bots took, at most."""
+    deadline = time.monotonic() + 120
+    waited_since = time.monotonic()
+    longest = 0.0
+    board = api.board(game["game_id"], me)
+    version = board["version"]
+    while board["phase"] != "over":
+        assert time.monotonic() < deadline, "the game did not end"
+        if board["version"] != version:
+            version, waited_since = board["version"], time.monotonic()
+        if board["pending"]["seat"] == board["viewer"]:
+            api.send(game["game_id"], me, board["version"], [rng.choice(board["legal_commands"])])
+            waited_since = time.monotonic()
+        else:
+            longest = max(longest, time.monotonic() - waited_since)
+            time.sleep(0.01)
+        board = api.board(game["game_id"], me)
+    return {"board": board, "longest": longest}
+
+
+def _check_record(api: Api, game_id: str, bots: dict[str, str]) -> None:
+    record = api.record(game_id)
+    assert all(check.ok for check in audit(json.dumps(record).encode())), "the audit holds"
+    names = {p["player_id"]: p["name"] for p in record["players"]}
+    by = {c["player_id"]: c["by"] for c in record["commands"] if c["kind"] == "commands"}
+    for player_id, by_whom in by.items():
+        expected = bots.get(names[player_id], "")
+        assert by_whom == expected, (names[player_id], by_whom)
+
+
+def test_a_person_against_three_bots_plays_a_game_to_the_end(api: Api) -> None:
+    me = api.create_player("Ada")
+    game = api.ok(api.request("POST", "/api/games", player=me, json={
+        "seats": 4, "bots": [{"level": "greedy"}, {"level": "random"}, {"level": "greedy"}],
+    }), 201)  # fmt: skip
+    board = api.board(game["game_id"], me)
+    assert board["phase"] == "playing", "the bots filled the table"
+    assert sorted(board["names"]) == ["Ada", "Greedy bot 1", "Greedy bot 3", "Random bot"]
+    played = _play_against_bots(api, me, game, random.Random(1))
+    assert played["longest"] < 1.0, "each bot decided within a second"
+    bots = {"Greedy bot 1": "bot:greedy", "Greedy bot 3": "bot:greedy", "Random bot": "bot:random"}
+    _check_record(api, game["game_id"], bots)
+
+
+def test_the_search_bot_plays_its_seat_too(api: Api) -> None:
+    me = api.create_player("Ada")
+    body = {"seats": 2, "bots": [{"level": "ismcts"}]}
+    game = api.ok(api.request("POST", "/api/games", player=me, json=body), 201)
+    _play_against_bots(api, me, game, random.Random(2))
+    _check_record(api, game["game_id"], {"Ismcts bot": "bot:ismcts"})
+
+
+def test_bots_cannot_take_every_seat(api: Api) -> None:
+    me = api.create_player("Ada")
+    body = {"seats": 2, "bots": [{"level": "greedy"}, {"level": "greedy"}]}
+    answer = api.request("POST", "/api/games", player=me, json=body)
+    assert answer.status_code == 422 and answer.json()["field"] == "bots"
+    unknown = api.request(
+        "POST", "/api/games", player=me, json={"seats": 2, "bots": [{"level": "x"}]}
+    )
+    assert unknown.status_code == 400
+
+
+@pytest.mark.redis
+@pytest.mark.timeout(180)
+def test_worker_processes_play_the_bot_seats_against_a_real_redis(
+    live_server: LiveServer, live_api: Api, tmp_path: Path
+) -> None:
+    env = {**os.environ, "PATRICIAN_PREFIX": live_server.prefix}
+    env.pop("REDIS_URL", None)
+    command = [*_patrician(), "worker", "--redis-url", live_server.redis_url]
+    workers = []
+    for n in range(2):
+        with (tmp_path / f"w{n}.log").open("wb") as out:
+            workers.append(subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT))
+    try:
+        me = live_api.create_player("Ada")
+        body = {"seats": 3, "bots": [{"level": "greedy"}, {"level": "random"}]}
+        game = live_api.ok(live_api.request("POST", "/api/games", player=me, json=body), 201)
+        played = _play_against_bots(live_api, me, game, random.Random(3))
+        assert played["longest"] < 2.0
+        _check_record(
+            live_api, game["game_id"], {"Greedy bot": "bot:greedy", "Random bot": "bot:random"}
+        )
+    finally:
+        for worker in workers:
+            worker.terminate()
+        for worker in workers:
+            try:
+                worker.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                worker.kill()

@@ -1,0 +1,164 @@
+"""The loops that run the workers: `patrician worker` (the dispatcher in a thread, an RQ
+worker that forks a work horse per job), and the embedded server's own (both in one thread of
+the server's process, on its in-process store).
+
+Any number of `patrician worker` processes against one Redis behave as one: the consumer group
+hands each notice to one dispatcher, RQ each job to one worker, and the jobs are idempotent.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+from typing import Any
+
+import structlog
+from rq import Queue, SimpleWorker, Worker
+from rq.serializers import JSONSerializer
+from rq.timeouts import TimerDeathPenalty
+
+from domain.gamedata import GameData
+from store.accounts import Accounts
+from store.client import EventStore
+from store.games import CommandPath
+from workers.context import WorkerContext, configure
+from workers.dispatcher import Dispatcher
+
+log = structlog.get_logger("patrician.workers")
+
+QUEUE = "patrician"
+MAINTENANCE_SECONDS = 30
+"""How often an RQ worker looks for the jobs of dead workers: an abandoned job is retried
+within a minute."""
+IDLE_SECONDS = 0.1
+"""How long the embedded workers wait when nothing happened (a bot's turn comes that late)."""
+RETRY_SECONDS = 1.0
+"""How often the embedded workers look for jobs whose retry is due, when nothing happened."""
+SWEEP_SECONDS = 5.0
+"""How often a dispatcher takes over the notices of dead dispatchers and trims the feeds."""
+
+
+def queue_of(client: Any, prefix: str) -> Queue:
+    """The jobs' queue: JSON, never pickle (a job is a function name and primitive values)."""
+    return Queue(f"{prefix}:{QUEUE}", connection=client, serializer=JSONSerializer)
+
+
+def context_for(client: Any, game_data: GameData, *, prefix: str, shards: int) -> WorkerContext:
+    store = EventStore(client, prefix=prefix, shards=shards)
+    return WorkerContext(store, CommandPath(store.context, game_data), Accounts(prefix))
+
+
+def consumer_name() -> str:
+    return f"{socket.gethostname()}-{os.getpid()}"
+
+
+class DispatcherLoop:
+    """The dispatcher in a thread of its own, until `stop` is set."""
+
+    def __init__(self, dispatcher: Dispatcher, block_ms: int | None = 1000) -> None:
+        self.dispatcher = dispatcher
+        self.block_ms = block_ms
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="dispatcher", daemon=True)
+
+    def start(self) -> None:
+        self.dispatcher.ensure_groups()
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.stopped.set()
+        self.thread.join(timeout=10)
+
+    def _run(self) -> None:
+        swept = 0.0
+        while not self.stopped.is_set():
+            try:
+                self.dispatcher.step(self.block_ms)
+                if time.monotonic() - swept > SWEEP_SECONDS:
+                    self.dispatcher.reclaim()
+                    self.dispatcher.trim()
+                    swept = time.monotonic()
+            except Exception:
+                log.exception("the dispatcher failed a step; it goes on")
+                self.stopped.wait(1.0)
+
+
+def run_worker(client: Any, game_data: GameData, *, prefix: str, shards: int) -> None:
+    """`patrician worker`: a dispatcher and an RQ worker against one Redis, until stopped."""
+    configure(context_for(client, game_data, prefix=prefix, shards=shards))
+    queue = queue_of(client, prefix)
+    loop = DispatcherLoop(
+        Dispatcher(client, EventStore(client, prefix=prefix, shards=shards).keys, queue,
+                   consumer=consumer_name())
+    )  # fmt: skip
+    loop.start()
+    try:
+        Worker(
+            [queue],
+            connection=client,
+            serializer=JSONSerializer,
+            maintenance_interval=MAINTENANCE_SECONDS,
+        ).work(with_scheduler=True)
+    finally:
+        loop.stop()
+
+
+class _ThreadWorker(SimpleWorker):
+    """An RQ worker that runs its jobs in the thread it is in (not the main one: no signal
+    handlers there, which it does not need, the server stops it itself; and job time-outs by
+    a timer rather than SIGALRM). It listens to no command channel either (`rq suspend` and
+    the like are for worker processes): leaving one costs a second per burst."""
+
+    death_penalty_class = TimerDeathPenalty
+
+    def _install_signal_handlers(self) -> None:
+        return None
+
+    def subscribe(self) -> None:
+        return None
+
+    def unsubscribe(self) -> None:
+        return None
+
+
+class EmbeddedWorkers:
+    """The workers of a server on its embedded store: the dispatcher and the jobs, one after
+    the other in one thread of the server's process (the embedded store lives there only)."""
+
+    def __init__(self, client: Any, game_data: GameData, *, prefix: str, shards: int) -> None:
+        self.client = client
+        self.queue = queue_of(client, prefix)
+        configure(context_for(client, game_data, prefix=prefix, shards=shards))
+        keys = EventStore(client, prefix=prefix, shards=shards).keys
+        self.dispatcher = Dispatcher(client, keys, self.queue, consumer="embedded")
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="workers", daemon=True)
+
+    def start(self) -> None:
+        self.dispatcher.ensure_groups()
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.stopped.set()
+        self.thread.join(timeout=10)
+
+    def _run(self) -> None:
+        worker = _ThreadWorker([self.queue], connection=self.client, serializer=JSONSerializer)
+        trimmed = worked = time.monotonic()
+        while not self.stopped.is_set():
+            try:
+                handled = self.dispatcher.step(None)  # the embedded store does not block
+                if handled or time.monotonic() - worked > RETRY_SECONDS:
+                    # with the scheduler: the jobs whose retry is due are queued again first
+                    worker.work(burst=True, with_scheduler=True, logging_level="WARNING")
+                    worked = time.monotonic()
+                else:
+                    self.stopped.wait(IDLE_SECONDS)
+                if time.monotonic() - trimmed > SWEEP_SECONDS:
+                    self.dispatcher.trim()
+                    trimmed = time.monotonic()
+            except Exception:
+                log.exception("the embedded workers failed a step; they go on")
+                self.stopped.wait(1.0)
