@@ -32,7 +32,7 @@ from server.routes import ROUTES
 from server.services import build_services
 from store.client import AsyncEventStore
 from store.errors import StoreUnavailable
-from workers.runner import EmbeddedWorkers
+from workers.runner import EmbeddedWorkers, context_for
 
 log = structlog.get_logger("patrician")
 
@@ -47,6 +47,13 @@ class Settings(msgspec.Struct, frozen=True):
     gather_seconds: float = 0.001
     """How long the first Redis request of a turn waits for others to share its round trip
     (a real Redis only: the embedded one answers without a round trip)."""
+    embedded_workers: bool = True
+    """On the embedded store, run the workers in this process (the tests of everything else
+    turn them off: they double the time of a game played as fast as a test plays)."""
+    webhook_allow: str = ""
+    """Networks webhooks may reach despite the SSRF rules (`PATRICIAN_WEBHOOK_ALLOW`)."""
+    public_url: str = "http://127.0.0.1:8000"
+    """Where players reach the server (`PATRICIAN_PUBLIC_URL`): the links sent to them."""
 
     @classmethod
     def from_environment(cls) -> Settings:
@@ -58,6 +65,8 @@ class Settings(msgspec.Struct, frozen=True):
             card_file=env.get("PATRICIAN_CARD_FILE") or None,
             snapshot_every=int(env.get("PATRICIAN_SNAPSHOT_EVERY", "50")),
             gather_seconds=float(env.get("PATRICIAN_GATHER_SECONDS", "0.001")),
+            webhook_allow=env.get("PATRICIAN_WEBHOOK_ALLOW", ""),
+            public_url=env.get("PATRICIAN_PUBLIC_URL", "http://127.0.0.1:8000"),
         )
 
 
@@ -122,6 +131,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
         prefix=settings.prefix,
         snapshot_every=settings.snapshot_every,
         follow_store=follow_store,
+        webhook_allow=settings.webhook_allow,
     )
 
     embedded: list[EmbeddedWorkers] = []
@@ -132,16 +142,25 @@ def create_app(settings: Settings | None = None) -> Litestar:
         # process: keep it out of every collection, which shortens the pauses of a busy server.
         gc.collect()
         gc.freeze()
-        if workers_client is not None:
+        if workers_client is not None and not settings.embedded_workers:
+            log.warning("running on an embedded in-process fakeredis, without workers")
+        elif workers_client is not None:
             workers = EmbeddedWorkers(
-                workers_client, data, prefix=settings.prefix, shards=settings.shards
+                context_for(
+                    workers_client,
+                    data,
+                    prefix=settings.prefix,
+                    shards=settings.shards,
+                    webhook_allow=settings.webhook_allow,
+                    public_url=settings.public_url,
+                )
             )
             embedded.append(workers)
             workers.start()
             log.warning(
-                "running on an embedded in-process fakeredis, with the workers (bots) in this "
-                "process: games live only as long as it; pass --redis-url (or REDIS_URL) for a "
-                "real deployment, and run `patrician worker` beside it"
+                "running on an embedded in-process fakeredis, with the workers (bots, webhooks) "
+                "in this process: games live only as long as it; pass --redis-url (or "
+                "REDIS_URL) for a real deployment, and run `patrician worker` beside it"
             )
         elif settings.redis_url is not None:
             url = _without_password(settings.redis_url)

@@ -43,6 +43,16 @@ class NotFound(Exception):
     """Nothing at this address (a player, a version beyond the game's): 404."""
 
 
+class InvalidSetting(ValueError):
+    """A player's setting that cannot be used (a webhook URL to a private address, an unknown
+    time zone): 422, naming the field."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
+
+
 ERROR_DESCRIPTIONS = {
     400: "Malformed JSON, a wrong type, an unknown field or command type, or a malformed "
     "parameter (a version that is not a whole number from 0 to 2^53 - 1, say)",
@@ -54,7 +64,7 @@ ERROR_DESCRIPTIONS = {
     413: "The body is larger than the limit",
     415: "The body is not application/json",
     422: "Refused by the rules (code, ruling, and the index of the refused command) or an "
-    "invalid option or name (the field and the reason)",
+    "invalid option, name or setting (the field and the reason)",
     503: "The game store is unreachable",
 }
 
@@ -142,6 +152,8 @@ def _body(error: Exception) -> ErrorBody | None:
             return _illegal(error, None)
         case InvalidOptions():
             return ErrorBody(422, "invalid_option", error.message, field=error.field)
+        case InvalidSetting():
+            return ErrorBody(422, "invalid_setting", error.message, field=error.field)
         case VersionConflict():
             return ErrorBody(
                 409,

@@ -125,9 +125,7 @@ class GameService:
         )
 
     async def _seat_bots(self, game_id: str, code: str, bots: list[models.BotSeat]) -> int:
-        """Bots join the new table, one after the other; the game's version after them. The
-        game is named to the workers first, so that no decision of a bot is missed."""
-        await self.run(accounts.mark_bot_game_op(self.listings, game_id))
+        """Bots join the new table, one after the other; the game's version after them."""
         version = 0
         for number, bot in enumerate(bots, 1):
             same = sum(1 for other in bots if other.level == bot.level)

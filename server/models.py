@@ -201,6 +201,49 @@ class MyGame(msgspec.Struct, frozen=True):
     result: GameEnded | None = None
 
 
+MAX_URL = 2048
+Clock24 = Annotated[
+    str, msgspec.Meta(pattern=r"^([01][0-9]|2[0-3]):[0-5][0-9]$", examples=["22:00"])
+]
+
+
+class WebhookSetting(_Request, frozen=True):
+    url: Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_URL)]
+    """`http` or `https`, to a public address (docs/notifications.md, "Where a webhook may
+    go")."""
+
+
+class QuietHoursSetting(_Request, frozen=True):
+    start: Clock24
+    end: Clock24
+    time_zone: Annotated[str, msgspec.Meta(max_length=64, examples=["Europe/Berlin"])]
+    """An IANA time zone name."""
+
+
+class NotificationSettings(_Request, frozen=True):
+    webhook: WebhookSetting | None = None
+    quiet_hours: QuietHoursSetting | None = None
+
+
+class WebhookInfo(msgspec.Struct, frozen=True):
+    url: str
+    enabled: bool
+    disabled_reason: str | None = None
+    secret: str | None = None
+    """The signing secret (`whsec_...`): in the answer that set this URL only, never again."""
+
+
+class QuietHoursInfo(msgspec.Struct, frozen=True):
+    start: str
+    end: str
+    time_zone: str
+
+
+class Notifications(msgspec.Struct, frozen=True):
+    webhook: WebhookInfo | None
+    quiet_hours: QuietHoursInfo | None
+
+
 class ErrorBody(msgspec.Struct, frozen=True, omit_defaults=True):
     status: int
     error: str

@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator
 from typing import Annotated, Any, cast
 
 import msgspec
-from litestar import Controller, Request, Response, get, post
+from litestar import Controller, HttpMethod, Request, Response, get, post, put, route
 from litestar.di import NamedDependency, Provide
 from litestar.params import FromPath, JSONBody, Parameter, QueryParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
@@ -25,6 +25,7 @@ from server import models
 from server.errors import error_response
 from server.requests import provide_player, provide_viewer, query_version
 from server.services import Services
+from store.notifications import Delivery
 
 Svc = NamedDependency[Services]
 PlayerId = NamedDependency[str]
@@ -279,12 +280,48 @@ class GameRoutes(Controller):
         return await services.games.record(game_id, viewer)
 
 
-@get("/api/me/games", tags=["players"], operation_id="listMyGames", dependencies=_PLAYER,
-     security=BEARER, responses=_errors(401))  # fmt: skip
-async def my_games(player: PlayerId, services: Svc) -> list[models.MyGame]:
-    """Your games: those awaiting your decision first, then the others, each group longest
-    waiting first."""
-    return await services.listings.my_games(player)
+class MeRoutes(Controller):
+    """What is the caller's own: their games, their channels, what was sent to them."""
+
+    path = "/api/me"
+    tags = ("players",)
+    dependencies = _PLAYER
+    security = BEARER
+
+    @get("/games", operation_id="listMyGames", responses=_errors(401))
+    async def my_games(self, player: PlayerId, services: Svc) -> list[models.MyGame]:
+        """Your games: those awaiting your decision first, then the others, each group
+        longest waiting first."""
+        return await services.listings.my_games(player)
+
+    @route("/notifications", http_method=[HttpMethod.OPTIONS], include_in_schema=False,
+           status_code=204)  # fmt: skip
+    async def allow_notifications(self) -> Response[None]:
+        """Litestar 2.25 answers OPTIONS on a path with handlers of two methods from the
+        route it made for the first one only (`Allow: GET, OPTIONS`): say both here. (It
+        registers a controller's handlers in the order of their names: this one first.)"""
+        return Response(None, status_code=204, headers={"Allow": "GET, OPTIONS, PUT"})
+
+    @get("/notifications", tags=["notifications"], operation_id="getMyNotifications",
+         responses=_errors(401))  # fmt: skip
+    async def my_notifications(self, player: PlayerId, services: Svc) -> models.Notifications:
+        """How you are told that something happened (the webhook's secret is never shown)."""
+        return await services.notifications.get(player)
+
+    @put("/notifications", tags=["notifications"], operation_id="setMyNotifications",
+         responses=_errors(400, 401, 413, 415, 422))  # fmt: skip
+    async def set_my_notifications(
+        self, data: JSONBody[models.NotificationSettings], player: PlayerId, services: Svc
+    ) -> models.Notifications:
+        """Set your channels (all of them: a channel left out is removed). A new webhook URL
+        gets a new signing secret, in this answer only; the same URL keeps its secret."""
+        return await services.notifications.put(player, data)
+
+    @get("/deliveries", tags=["notifications"], operation_id="listMyDeliveries",
+         responses=_errors(401))  # fmt: skip
+    async def my_deliveries(self, player: PlayerId, services: Svc) -> list[Delivery]:
+        """What was sent to you, newest first (the last 50 attempts)."""
+        return await services.notifications.deliveries(player)
 
 
 @get("/api/lobby", tags=["games"], operation_id="listOpenGames")
@@ -300,4 +337,4 @@ async def healthz(services: Svc) -> models.Health:
     return models.Health("ok", "ok")
 
 
-ROUTES: list[ControllerRouterHandler] = [PlayerRoutes, GameRoutes, my_games, lobby, healthz]
+ROUTES: list[ControllerRouterHandler] = [PlayerRoutes, GameRoutes, MeRoutes, lobby, healthz]

@@ -11,17 +11,21 @@ from domain.gamedata import GameData
 from server.accounts import AccountService
 from server.game_service import GameService
 from server.listings import ListingService
+from server.notifications import NotificationService
 from store.accounts import Accounts
 from store.client import AsyncEventStore
 from store.clock import Clock, system_clock
 from store.games import CommandPath, StateCache
 from store.loading import SnapshotPolicy
+from store.notifications import NotificationKeys
+from workers.webhook_target import Allowlist
 
 
 class Services(NamedTuple):
     accounts: AccountService
     games: GameService
     listings: ListingService
+    notifications: NotificationService
 
 
 def build_services(
@@ -32,6 +36,7 @@ def build_services(
     snapshot_every: int = 50,
     follow_store: AsyncEventStore | None = None,
     clock: Clock = system_clock,
+    webhook_allow: str = "",
 ) -> Services:
     """The services behind the routes, over one store (the app's, or a test's)."""
     path = CommandPath(
@@ -40,4 +45,7 @@ def build_services(
     keys = Accounts(prefix)
     accounts = AccountService(store, keys, clock=clock)
     games = GameService(store, path, keys, accounts, follow_store=follow_store, clock=clock)
-    return Services(accounts, games, ListingService(store, path, keys, clock=clock))
+    notifications = NotificationService(
+        store, NotificationKeys(keys), allow=Allowlist.parse(webhook_allow)
+    )
+    return Services(accounts, games, ListingService(store, path, keys, clock=clock), notifications)

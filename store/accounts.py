@@ -52,10 +52,6 @@ class Accounts:
     def games(self, player_id: str) -> str:
         return f"{self.prefix}:player:{player_id}:games"
 
-    def bot_games(self) -> str:
-        """The games some seat of which a bot plays (for the workers)."""
-        return f"{self.prefix}:bots:games"
-
     def lobby(self) -> str:
         return f"{self.prefix}:lobby"
 
@@ -69,11 +65,6 @@ def create_player_op(accounts: Accounts, player: Player, token: str) -> Op[None]
 def create_bot_op(accounts: Accounts, player: Player) -> Op[None]:
     """Record a player that a bot plays: no token points to it."""
     yield Call("set", (accounts.player(player.player_id), _player_encoder.encode(player)))
-
-
-def mark_bot_game_op(accounts: Accounts, game_id: str) -> Op[None]:
-    """Name a game to the workers as one where bots play (`workers.dispatcher`)."""
-    yield Call("sadd", (accounts.bot_games(), game_id))
 
 
 def bot_level_op(accounts: Accounts, player_id: str) -> Op[str]:

@@ -62,6 +62,10 @@ def batches_op(path: CommandPath, game_id: str) -> Op[list[Batch]]:
     return (yield from streams.batches(path.context, game_id))
 
 
+def last_batch_op(path: CommandPath, game_id: str) -> Op[Batch | None]:
+    return (yield from streams.last_batch(path.context, game_id))
+
+
 def last_change_op(path: CommandPath, game_id: str) -> Op[str | None]:
     """When the game last changed: the time of its last append (from the batch metadata)."""
     batch = yield from streams.last_batch(path.context, game_id)

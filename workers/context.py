@@ -1,15 +1,20 @@
 """What the jobs of a worker process run with: the store, the command path, the keys of the
-accounts, the clock and the budget of the bots. Set once when the process starts (RQ calls job
+accounts and of the notifications, the queue, where webhooks may go, the clock and the budget
+of the bots. Set once when the process starts (RQ calls job
 functions by name, with primitive arguments only), read by every job."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from rq import Queue
+
 from store.accounts import Accounts
 from store.client import EventStore
 from store.clock import Clock, system_clock
 from store.games import CommandPath
+from store.notifications import NotificationKeys
+from workers.webhook_target import Allowlist
 
 
 @dataclass
@@ -17,6 +22,12 @@ class WorkerContext:
     store: EventStore
     path: CommandPath
     accounts: Accounts
+    queue: Queue
+    webhook_allow: Allowlist = field(default_factory=lambda: Allowlist.parse(""))
+    """Networks the operator lets webhooks reach despite the SSRF rules
+    (`PATRICIAN_WEBHOOK_ALLOW`)."""
+    public_url: str = "http://127.0.0.1:8000"
+    """Where players reach the server (`PATRICIAN_PUBLIC_URL`): the links in notifications."""
     clock: Clock = system_clock
     bot_options: dict[str, dict[str, object]] = field(
         default_factory=lambda: {"ismcts": {"iterations": 300}}
@@ -25,6 +36,10 @@ class WorkerContext:
     move does not depend on how busy the machine is)."""
     levels: dict[str, str] = field(default_factory=dict)
     """The bot level of each player seen (a player never changes: kept)."""
+
+    @property
+    def notifications(self) -> NotificationKeys:
+        return NotificationKeys(self.accounts)
 
 
 _current: list[WorkerContext] = []

@@ -20,15 +20,13 @@ from typing import Any
 
 import msgspec
 from redis.exceptions import ResponseError
-from rq import Queue, Retry
+from rq import Queue
 
-from store.accounts import Accounts
 from store.keys import KeySpace
+from workers.retries import MOVED_RETRY
 
 GROUP = "dispatch"
 JOB = "workers.jobs.game_moved"
-RETRY = Retry(max=5, interval=[1, 2, 5, 15, 30])
-"""A job that fails (the store out of reach, say) is tried again, backing off."""
 
 
 class Health(msgspec.Struct, frozen=True):
@@ -66,7 +64,6 @@ class Dispatcher:
         self.count = count
         self.feeds = keys.outbox_keys()
         self.dead_letters = f"{keys.prefix}:outbox:dead"
-        self.bot_games = Accounts(keys.prefix).bot_games()
 
     def ensure_groups(self) -> None:
         """Create the consumer group on every feed (from its start), if not there yet."""
@@ -135,22 +132,22 @@ class Dispatcher:
         return {_bytes(item["message_id"]): int(item["times_delivered"]) for item in found}
 
     def _handle(self, feed: str, entries: Iterable[tuple[bytes, dict[bytes, bytes]]]) -> int:
-        """Enqueue the job of each notice that has one, then acknowledge them all. What
-        follows an append, so far: a bot's decision, in the games that have bots."""
+        """Enqueue the job of each notice, then acknowledge them all."""
         ids, notices = [], []
         for entry_id, fields in entries:
             ids.append(entry_id)
-            notices.append((fields[b"g"].decode(), int(fields[b"c"].split(b" ", 2)[1])))
+            first, last = fields[b"c"].split(b" ", 2)[:2]
+            notices.append((fields[b"g"].decode(), int(first), int(last)))
         if not ids:
             return 0
-        with_bots = self.client.smismember(self.bot_games, [game for game, _ in notices])
-        jobs = [
-            Queue.prepare_data(JOB, args=(game, last), job_id=job_id(game, last), retry=RETRY)
-            for (game, last), bots in zip(notices, with_bots, strict=True)
-            if bots
-        ]
-        if jobs:
-            self.queue.enqueue_many(jobs)
+        self.queue.enqueue_many(
+            [
+                Queue.prepare_data(
+                    JOB, args=(game, first, last), job_id=job_id(game, last), retry=MOVED_RETRY
+                )
+                for game, first, last in notices
+            ]
+        )
         self.client.xack(feed, GROUP, *ids)
         return len(ids)
 

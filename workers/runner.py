@@ -25,6 +25,7 @@ from store.client import EventStore
 from store.games import CommandPath
 from workers.context import WorkerContext, configure
 from workers.dispatcher import Dispatcher
+from workers.webhook_target import Allowlist
 
 log = structlog.get_logger("patrician.workers")
 
@@ -45,9 +46,24 @@ def queue_of(client: Any, prefix: str) -> Queue:
     return Queue(f"{prefix}:{QUEUE}", connection=client, serializer=JSONSerializer)
 
 
-def context_for(client: Any, game_data: GameData, *, prefix: str, shards: int) -> WorkerContext:
+def context_for(
+    client: Any,
+    game_data: GameData,
+    *,
+    prefix: str,
+    shards: int,
+    webhook_allow: str = "",
+    public_url: str = "http://127.0.0.1:8000",
+) -> WorkerContext:
     store = EventStore(client, prefix=prefix, shards=shards)
-    return WorkerContext(store, CommandPath(store.context, game_data), Accounts(prefix))
+    return WorkerContext(
+        store,
+        CommandPath(store.context, game_data),
+        Accounts(prefix),
+        queue_of(client, prefix),
+        webhook_allow=Allowlist.parse(webhook_allow),
+        public_url=public_url.rstrip("/"),
+    )
 
 
 def consumer_name() -> str:
@@ -85,14 +101,11 @@ class DispatcherLoop:
                 self.stopped.wait(1.0)
 
 
-def run_worker(client: Any, game_data: GameData, *, prefix: str, shards: int) -> None:
+def run_worker(context: WorkerContext) -> None:
     """`patrician worker`: a dispatcher and an RQ worker against one Redis, until stopped."""
-    configure(context_for(client, game_data, prefix=prefix, shards=shards))
-    queue = queue_of(client, prefix)
-    loop = DispatcherLoop(
-        Dispatcher(client, EventStore(client, prefix=prefix, shards=shards).keys, queue,
-                   consumer=consumer_name())
-    )  # fmt: skip
+    configure(context)
+    client, queue = context.store.client, context.queue
+    loop = DispatcherLoop(Dispatcher(client, context.store.keys, queue, consumer=consumer_name()))
     loop.start()
     try:
         Worker(
@@ -127,12 +140,12 @@ class EmbeddedWorkers:
     """The workers of a server on its embedded store: the dispatcher and the jobs, one after
     the other in one thread of the server's process (the embedded store lives there only)."""
 
-    def __init__(self, client: Any, game_data: GameData, *, prefix: str, shards: int) -> None:
-        self.client = client
-        self.queue = queue_of(client, prefix)
-        configure(context_for(client, game_data, prefix=prefix, shards=shards))
-        keys = EventStore(client, prefix=prefix, shards=shards).keys
-        self.dispatcher = Dispatcher(client, keys, self.queue, consumer="embedded")
+    def __init__(self, context: WorkerContext) -> None:
+        configure(context)
+        self.client, self.queue = context.store.client, context.queue
+        self.dispatcher = Dispatcher(
+            self.client, context.store.keys, self.queue, consumer="embedded"
+        )
         self.stopped = threading.Event()
         self.thread = threading.Thread(target=self._run, name="workers", daemon=True)
 

@@ -37,8 +37,9 @@ def redis_url() -> str:
 
 @pytest.fixture
 def app() -> Litestar:
-    """The app on its embedded fakeredis."""
-    return build_app(Settings())
+    """The app on its embedded fakeredis, without the workers (the tests of bots and
+    notifications start their own app with them)."""
+    return build_app(Settings(embedded_workers=False))
 
 
 @pytest.fixture

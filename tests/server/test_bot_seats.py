@@ -10,13 +10,16 @@ import os
 import random
 import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from litestar.testing import TestClient
 
 from projections.audit import audit
+from server.app import Settings
 from tests.server.client import Api, Json, Player
-from tests.server.live import LiveServer, _patrician
+from tests.server.live import LiveServer, _patrician, build_app
 
 
 def _play_against_bots(api: Api, me: Player, game: Json, rng: random.Random) -> Json:
@@ -48,6 +51,13 @@ def _check_record(api: Api, game_id: str, bots: dict[str, str]) -> None:
     for player_id, by_whom in by.items():
         expected = bots.get(names[player_id], "")
         assert by_whom == expected, (names[player_id], by_whom)
+
+
+@pytest.fixture
+def api() -> Iterator[Api]:
+    """The embedded server with its workers in its process, as `make run` starts it."""
+    with TestClient(build_app(Settings()), timeout=30) as client:
+        yield Api(client)
 
 
 def test_a_person_against_three_bots_plays_a_game_to_the_end(api: Api) -> None:

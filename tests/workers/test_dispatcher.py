@@ -12,7 +12,6 @@ import fakeredis
 import pytest
 import redis
 
-from store.accounts import Accounts
 from store.client import EventStore
 from tests.server.live import REDIS_URL, delete_prefix
 from workers.dispatcher import Dispatcher, job_id
@@ -48,9 +47,8 @@ def _dispatcher(client: Any, prefix: str, consumer: str, **options: Any) -> Disp
 
 
 def _appends(client: Any, prefix: str, games: int) -> None:
-    """Two appends to each of `games` games with bots (the dispatcher's only follow-up yet)."""
+    """Two appends to each of `games` games."""
     store = EventStore(client, prefix=prefix, shards=4)
-    client.sadd(Accounts(prefix).bot_games(), *(f"g{n}" for n in range(games)))
     for n in range(games):
         store.append(f"g{n}", 0, [E, E], "c1")
         store.append(f"g{n}", 2, [E], "c2")
@@ -68,7 +66,8 @@ def test_every_notice_becomes_one_job_named_by_its_game_and_version(
     assert ids == {job_id(f"g{n}", v) for n in range(5) for v in (2, 3)}
     job = queue.fetch_job(job_id("g3", 3))
     assert job is not None and job.func_name == "workers.jobs.game_moved"
-    assert job.args == ["g3", 3]
+    assert job.args == ["g3", 3, 3], "the game and the versions its append added"
+    assert queue.fetch_job(job_id("g3", 2)).args == ["g3", 1, 2]  # type: ignore[union-attr]
     assert first.health().pending == 0, "all acknowledged"
 
 
@@ -104,14 +103,3 @@ def test_acknowledged_notices_are_trimmed_and_the_event_streams_never(
     assert left <= len(dispatcher.feeds), "at most the last acknowledged notice of each feed"
     store = EventStore(client, prefix=prefix, shards=4)
     assert all(store.head(f"g{n}").version == 3 for n in range(6))
-
-
-def test_an_append_with_nothing_to_follow_is_acknowledged_without_a_job(
-    client: Any, prefix: str
-) -> None:
-    store = EventStore(client, prefix=prefix, shards=4)
-    store.append("no-bots", 0, [E], "c1")
-    dispatcher = _dispatcher(client, prefix, "one")
-    assert dispatcher.step() == 1
-    assert queue_of(client, prefix).count == 0
-    assert dispatcher.health().pending == 0

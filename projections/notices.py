@@ -1,0 +1,126 @@
+"""What a notification says: which notifications an append calls for, and the document sent to
+each recipient, built only from what that recipient's seat may see.
+
+One function decides who is told what (`notices_for`), one writes the document (`notice`);
+both are pure, so the redaction of every notification can be tested over many generated games
+without a server. The document passes through the domain's one redaction gate
+(`domain.view.visible`, the same as every other outbound path): its events are those the
+recipient may see at the version it describes, its words are told from those events only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+import msgspec
+
+from domain.events import Event, GameCancelled, GameEnded, GameStarted
+from domain.state import State
+from domain.view import PendingView, view, visible
+from projections.narrate import narrate
+
+Kind = Literal["game.started", "turn.started", "game.ended", "game.cancelled"]
+
+
+class Notice(msgspec.Struct, frozen=True):
+    """One notification to send: to whom, of what kind, about which version."""
+
+    player_id: str
+    seat: int | None
+    kind: Kind
+
+
+class SeenEvent(msgspec.Struct, frozen=True):
+    version: int
+    event: Event
+
+
+class NoticeDocument(msgspec.Struct, frozen=True):
+    """The body of a webhook (and, in words, of an e-mail): docs/notifications.md."""
+
+    type: Kind
+    game_id: str
+    version: int
+    head_hash: str
+    """The chain hash at `version`: a receipt of the log as it stood when this was sent."""
+    player_id: str
+    seat: int | None
+    asked: PendingView | None
+    """What is asked of the recipient now (None: nothing)."""
+    since_version: int
+    """What happened after this version (the recipient's last decision) is below."""
+    happened: list[str]
+    events: list[SeenEvent]
+    play_url: str
+    winners: list[int] | None = None
+
+
+def notices_for(
+    state: State, appended: Sequence[Event], acted_by: str, persons: set[str]
+) -> list[Notice]:
+    """Who is told what after an append of `appended` (the events it added) that brought the
+    game to `state`, made by player `acted_by`. Only `persons` are told (not bots). One
+    notice per turn, not per event: a seat is told its turn started when the decision passes
+    to it from somebody else, never after its own move."""
+    notices: list[Notice] = []
+    seat_of = {player: state.seat_of(player) for player in state.players if player in persons}
+    if any(isinstance(e, GameStarted) for e in appended):
+        notices += [Notice(p, seat, "game.started") for p, seat in seat_of.items()]
+    if any(isinstance(e, GameCancelled) for e in appended):
+        notices += [Notice(p, None, "game.cancelled") for p in seat_of if p != acted_by]
+    if any(isinstance(e, GameEnded) for e in appended):
+        notices += [Notice(p, seat, "game.ended") for p, seat in seat_of.items()]
+        return notices
+    pending = state.pending
+    if pending is not None:
+        player = state.players[state.seat_players[pending.seat]]
+        if player in persons and player != acted_by:
+            notices.append(Notice(player, pending.seat, "turn.started"))
+    return notices
+
+
+def notice(
+    state: State,
+    log: Sequence[Event],
+    notice: Notice,
+    *,
+    game_id: str,
+    head_hash: str,
+    since_version: int,
+    play_url: str,
+) -> NoticeDocument:
+    """The document for `notice`, at `state` (the version it describes) with the game's
+    `log` up to that version: the events after `since_version` that its seat may see."""
+    over = state.finished
+    seen = [
+        SeenEvent(version, event)
+        for version, event in enumerate(log[since_version:], since_version + 1)
+        if visible(event, notice.seat, over)
+    ]
+    board = state.board
+    happened = [line for item in seen if (line := narrate(board, item.event)) is not None]
+    pending = view(state, notice.seat).pending if state.pending is not None else None
+    asked = pending if pending is not None and pending.seat == notice.seat else None
+    result = state.result
+    return NoticeDocument(
+        type=notice.kind,
+        game_id=game_id,
+        version=state.version,
+        head_hash=head_hash,
+        player_id=notice.player_id,
+        seat=notice.seat,
+        asked=asked,
+        since_version=since_version,
+        happened=happened,
+        events=seen,
+        play_url=play_url,
+        winners=list(result.winners) if result is not None else None,
+    )
+
+
+def encode(document: NoticeDocument) -> bytes:
+    return _encoder.encode(document)
+
+
+_encoder = msgspec.json.Encoder()

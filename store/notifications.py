@@ -1,0 +1,109 @@
+"""How each player wants to be told that something happened (their channels) and what was sent
+to them (their delivery log). Store operations in the style of `store.protocol`, shared by the
+asyncio server (which sets channels) and the workers (which deliver).
+
+A webhook's signing secret is kept as it is, unlike a bearer token: the workers need it to
+sign every delivery (Standard Webhooks is an HMAC over the message with that secret). It is
+shown to the player once, when the webhook is set, and never served again.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+from store.accounts import Accounts
+from store.protocol import Call, Op
+
+DELIVERY_LOG_LENGTH = 200
+"""How many deliveries a player's log keeps (the newest)."""
+
+
+class Webhook(msgspec.Struct, frozen=True):
+    url: str
+    secret: str
+    """`whsec_` and the base64 of 24 random bytes (the Standard Webhooks form)."""
+    disabled: str = ""
+    """Why the webhook was turned off ("" while it is on)."""
+
+
+class QuietHours(msgspec.Struct, frozen=True):
+    start: str
+    """HH:MM, the player's local time when the quiet begins."""
+    end: str
+    time_zone: str
+    """An IANA name such as `Europe/Berlin`."""
+
+
+class Channels(msgspec.Struct, frozen=True):
+    webhook: Webhook | None = None
+    quiet_hours: QuietHours | None = None
+
+
+Status = Literal["delivered", "failed", "refused", "deferred", "disabled"]
+
+
+class Delivery(msgspec.Struct, frozen=True):
+    """One attempt to deliver one notification, as the player's log shows it."""
+
+    webhook_id: str
+    type: str
+    game_id: str
+    version: int
+    channel: Literal["webhook"]
+    time: str
+    status: Status
+    attempt: int
+    detail: str = ""
+    """The HTTP status answered, or why it failed, in words."""
+
+
+_encoder = msgspec.json.Encoder()
+_channels = msgspec.json.Decoder(Channels)
+_delivery = msgspec.json.Decoder(Delivery)
+
+
+class NotificationKeys:
+    def __init__(self, accounts: Accounts) -> None:
+        self.accounts = accounts
+
+    def channels(self, player_id: str) -> str:
+        return f"{self.accounts.player(player_id)}:channels"
+
+    def failures(self, player_id: str) -> str:
+        """Failed webhook attempts in a row (a counter: the workers race no one on it)."""
+        return f"{self.accounts.player(player_id)}:webhook_failures"
+
+    def deliveries(self, player_id: str) -> str:
+        return f"{self.accounts.player(player_id)}:deliveries"
+
+
+def channels_op(keys: NotificationKeys, player_id: str) -> Op[Channels]:
+    raw = yield Call("get", (keys.channels(player_id),))
+    return Channels() if raw is None else _channels.decode(raw)
+
+
+def set_channels_op(keys: NotificationKeys, player_id: str, channels: Channels) -> Op[None]:
+    yield Call("set", (keys.channels(player_id), _encoder.encode(channels)))
+
+
+def failures_op(keys: NotificationKeys, player_id: str, *, reset: bool = False) -> Op[int]:
+    """Count one more failed attempt in a row, or (`reset`) start again from none."""
+    if reset:
+        yield Call("delete", (keys.failures(player_id),))
+        return 0
+    return int((yield Call("incr", (keys.failures(player_id),))))
+
+
+def log_delivery_op(keys: NotificationKeys, player_id: str, delivery: Delivery) -> Op[None]:
+    yield Call(
+        "xadd",
+        (keys.deliveries(player_id), {"d": _encoder.encode(delivery)}, "*", DELIVERY_LOG_LENGTH),
+    )
+
+
+def deliveries_op(keys: NotificationKeys, player_id: str, count: int = 50) -> Op[list[Delivery]]:
+    """The player's latest deliveries, newest first."""
+    found = yield Call("xrevrange", (keys.deliveries(player_id), "+", "-", count))
+    return [_delivery.decode(fields[b"d"]) for _entry_id, fields in found]

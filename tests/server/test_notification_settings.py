@@ -1,0 +1,63 @@
+"""Setting one's channels over the API: a webhook's secret is shown once, a URL that points
+inside the network is refused at once with the field and the reason, quiet hours need a real
+time zone, and nothing is sent to a webhook that is off."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.server.client import Api
+
+REFUSED = [
+    "http://127.0.0.1/hook",
+    "http://[::1]/hook",
+    "http://10.1.2.3/hook",
+    "http://172.16.0.9/hook",
+    "http://192.168.1.1/hook",
+    "http://169.254.169.254/latest/meta-data",
+    "http://localhost:8000/hook",
+    "http://2130706433/hook",
+    "ftp://example.com/hook",
+    "file:///etc/passwd",
+    "http://user:pw@example.com/hook",
+]
+
+
+@pytest.mark.parametrize("url", REFUSED)
+def test_a_webhook_url_inside_the_network_is_refused_when_it_is_set(api: Api, url: str) -> None:
+    me = api.create_player("Ada")
+    answer = api.request("PUT", "/api/me/notifications", player=me, json={"webhook": {"url": url}})
+    assert answer.status_code == 422, answer.text
+    body = answer.json()
+    assert body["error"] == "invalid_setting" and body["field"] == "webhook.url"
+    assert body["message"]
+    assert api.ok(api.request("GET", "/api/me/notifications", player=me))["webhook"] is None
+
+
+def test_quiet_hours_need_a_real_time_zone_and_two_different_times(api: Api) -> None:
+    me = api.create_player("Ada")
+    bad_zone = {"quiet_hours": {"start": "22:00", "end": "07:00", "time_zone": "Mars/Olympus"}}
+    answer = api.request("PUT", "/api/me/notifications", player=me, json=bad_zone)
+    assert answer.status_code == 422 and answer.json()["field"] == "quiet_hours.time_zone"
+    same = {"quiet_hours": {"start": "22:00", "end": "22:00", "time_zone": "Europe/Berlin"}}
+    assert api.request("PUT", "/api/me/notifications", player=me, json=same).status_code == 422
+    bad_time = {"quiet_hours": {"start": "25:00", "end": "07:00", "time_zone": "Europe/Berlin"}}
+    assert api.request("PUT", "/api/me/notifications", player=me, json=bad_time).status_code == 400
+    good = {"quiet_hours": {"start": "22:00", "end": "07:00", "time_zone": "Europe/Berlin"}}
+    body = api.ok(api.request("PUT", "/api/me/notifications", player=me, json=good))
+    assert body == {"webhook": None, "quiet_hours": good["quiet_hours"]}
+
+
+def test_the_settings_are_the_callers_own_and_need_a_token(api: Api) -> None:
+    assert api.request("GET", "/api/me/notifications").status_code == 401
+    assert api.request("PUT", "/api/me/notifications", json={}).status_code == 401
+    assert api.request("GET", "/api/me/deliveries").status_code == 401
+    me = api.create_player("Ada")
+    unknown = {"webhook": {"url": "https://example.com/h", "secret": "mine"}}
+    assert api.request("PUT", "/api/me/notifications", player=me, json=unknown).status_code == 400
+    assert api.ok(api.request("GET", "/api/me/deliveries", player=me)) == []
+
+
+def test_the_settings_address_says_it_takes_get_and_put(api: Api) -> None:
+    answer = api.request("OPTIONS", "/api/me/notifications")
+    assert answer.status_code == 204 and answer.headers["allow"] == "GET, OPTIONS, PUT"

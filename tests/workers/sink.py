@@ -1,0 +1,78 @@
+"""A webhook receiver for the tests and the benchmark: a real HTTP server on loopback that
+checks each delivery's Standard Webhooks signature with the player's secret and keeps what
+arrived, per path (one path per player)."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import defaultdict
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from standardwebhooks.webhooks import Webhook, WebhookVerificationError
+
+
+class Sink:
+    def __init__(self, status: int = 200) -> None:
+        self.status = status
+        self.secrets: dict[str, str] = {}
+        self.received: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        self.ids: dict[str, list[str]] = defaultdict(list)
+        self.arrived: dict[str, list[float]] = defaultdict(list)
+        self.bad_signatures = 0
+        self.changed = threading.Condition()
+        sink = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("content-length", "0")))
+                sink._receive(self.path, body, dict(self.headers.items()))
+                self.send_response(sink.status)
+                self.send_header("content-length", "0")
+                self.end_headers()
+
+            def log_message(self, format: str, *args: Any) -> None:
+                return None
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def url(self, path: str) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}{path}"
+
+    def __enter__(self) -> Sink:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def _receive(self, path: str, body: bytes, headers: dict[str, str]) -> None:
+        lowered = {k.lower(): v for k, v in headers.items()}
+        secret = self.secrets.get(path)
+        try:
+            if secret is None:
+                raise WebhookVerificationError("no secret for this path")
+            Webhook(secret).verify(body, lowered)
+        except WebhookVerificationError:
+            self.bad_signatures += 1
+            return
+        with self.changed:
+            self.received[path].append(json.loads(body))
+            self.ids[path].append(lowered["webhook-id"])
+            self.arrived[path].append(time.monotonic())
+            self.changed.notify_all()
+
+    def wait(self, path: str, count: int, timeout: float = 20.0) -> list[dict[str, Any]]:
+        """The first `count` messages of `path`, once they have arrived."""
+        deadline = time.monotonic() + timeout
+        with self.changed:
+            while len(self.received[path]) < count:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise AssertionError(f"{path}: {len(self.received[path])} of {count} came")
+                self.changed.wait(left)
+            return list(self.received[path][:count])

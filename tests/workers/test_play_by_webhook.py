@@ -1,0 +1,118 @@
+"""Play by notification: each seat is a separate client that acts only when its own webhook
+receiver (a real HTTP server on loopback) gets `turn.started`, with the signature checked.
+The game ends, each turn was announced once to the seat whose turn it was and to nobody else,
+and every message tells only what its recipient may see."""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections.abc import Iterator
+
+import pytest
+from litestar.testing import TestClient
+
+from projections.audit import audit
+from server.app import Settings
+from tests.server.client import Api, Json, Player
+from tests.server.live import build_app
+from tests.workers.sink import Sink
+
+
+@pytest.fixture
+def sink() -> Iterator[Sink]:
+    with Sink() as receiver:
+        yield receiver
+
+
+@pytest.fixture
+def api() -> Iterator[Api]:
+    app = build_app(Settings(webhook_allow="127.0.0.1", public_url="https://play.example"))
+    with TestClient(app, timeout=30) as client:
+        yield Api(client)
+
+
+def _subscribe(api: Api, sink: Sink, player: Player) -> None:
+    path = f"/{player.name}"
+    body = {"webhook": {"url": sink.url(path)}}
+    answer = api.ok(api.request("PUT", "/api/me/notifications", player=player, json=body))
+    assert answer["webhook"]["enabled"] and answer["webhook"]["secret"].startswith("whsec_")
+    sink.secrets[path] = answer["webhook"]["secret"]
+    again = api.ok(api.request("GET", "/api/me/notifications", player=player))
+    assert again["webhook"]["secret"] is None, "the secret is shown once"
+
+
+def _play_turn(api: Api, game_id: str, player: Player, rng: random.Random) -> int:
+    """Play the whole turn of `player` (every decision while it is theirs); how many."""
+    decisions = 0
+    board = api.board(game_id, player)
+    while board["phase"] == "playing" and board["pending"]["seat"] == board["viewer"]:
+        api.ok(api.send(game_id, player, board["version"], [rng.choice(board["legal_commands"])]))
+        decisions += 1
+        board = api.board(game_id, player)
+    return decisions
+
+
+def test_three_seats_play_a_game_to_the_end_each_acting_only_on_its_own_webhook(
+    api: Api, sink: Sink
+) -> None:
+    rng = random.Random(5)
+    players = [api.create_player(name) for name in ("Ada", "Bea", "Cy")]
+    for player in players:
+        _subscribe(api, sink, player)
+    created = api.create_game(players[0], 3, entropy="a")
+    game_id = created["game_id"]
+    for player in players[1:]:
+        api.join(player, game_id, created["invite_code"], entropy=player.name)
+    handled = dict.fromkeys((f"/{p.name}" for p in players), 0)
+    by_path = {f"/{p.name}": p for p in players}
+    ended: set[str] = set()
+    turns = 0
+    deadline = time.monotonic() + 120
+    while len(ended) < 3:
+        assert time.monotonic() < deadline, "the game did not end by notification"
+        with sink.changed:
+            sink.changed.wait_for(
+                lambda: any(len(sink.received[p]) > n for p, n in handled.items()), timeout=20
+            )
+        for path, done in list(handled.items()):
+            for message in sink.received[path][done:]:
+                handled[path] += 1
+                if message["type"] == "turn.started":
+                    assert message["asked"]["seat"] == message["seat"]
+                    assert _play_turn(api, game_id, by_path[path], rng) >= 1, "it was my turn"
+                    turns += 1
+                elif message["type"] == "game.ended":
+                    ended.add(path)
+    assert sink.bad_signatures == 0
+    record = api.record(game_id)
+    assert all(check.ok for check in audit(json.dumps(record).encode()))
+    _check_messages(sink, record, players, turns)
+
+
+def _check_messages(sink: Sink, record: Json, players: list[Player], turns: int) -> None:
+    """One message per turn, to the seat whose turn began; ids never repeated; a receipt of
+    the chain as it stood; and nothing its recipient could not see then."""
+    hashes = {event["version"]: event["hash"] for event in record["events"]}
+    seats = {p["player_id"]: p["seat"] for p in record["players"]}
+    started = 0
+    for player in players:
+        path = f"/{player.name}"
+        messages = sink.received[path]
+        assert len(set(sink.ids[path])) == len(messages), "one webhook-id per notification"
+        kinds = [m["type"] for m in messages]
+        assert kinds[0] == "game.started" and kinds[-1] == "game.ended"
+        started += kinds.count("turn.started")
+        for message in messages:
+            assert message["player_id"] == player.player_id
+            assert message["seat"] == seats[player.player_id]
+            assert message["head_hash"] == hashes[message["version"]]
+            assert message["play_url"] == f"https://play.example/games/{record['game_id']}"
+            if message["type"] == "game.ended":
+                continue
+            kinds_seen = {e["event"]["type"] for e in message["events"]}
+            assert not kinds_seen & {"seed_revealed", "draw_pile_stacked", "seed_sealed"}
+            dealt = [e for e in message["events"] if e["event"]["type"] == "hand_dealt"]
+            assert all(e["event"]["seat"] == message["seat"] for e in dealt), "my hand only"
+    assert started == turns, "each turn announced once"

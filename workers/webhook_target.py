@@ -1,0 +1,334 @@
+"""Where a webhook may be sent, and the one function that sends it.
+
+Players register a webhook URL that the server POSTs signed notifications to, from inside our
+network: unchecked, a player could aim it at what only we reach (Redis, the cloud metadata at
+169.254.169.254, an admin page on loopback) and use us as a proxy (server-side request
+forgery). So a target must be an http(s) URL whose host resolves only to public addresses,
+judged by `check_url` when it is set and again by `post` when it is sent, as DNS answers
+change. `post` resolves once and connects to a checked address itself, so no second lookup can
+slip in another answer (DNS rebinding); TLS still verifies the certificate for the host name.
+Redirects are never followed (each would be a new, unchecked target). The operator may allow
+networks despite the rules (`PATRICIAN_WEBHOOK_ALLOW`, say for a sink on loopback in tests).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+import ssl
+import time
+import urllib.parse
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import httpcore
+import msgspec
+
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+Resolver = Callable[[str, int], list[str]]
+"""host, port -> IP address strings; raises OSError (or answers []) for a host it cannot find."""
+
+MAX_URL_LENGTH = 2048
+
+# Ranges that are not public but that Python 3.11's `is_global` tables (older than the IANA
+# registries) still call global; multicast is checked on its own.
+_ALSO_NOT_PUBLIC: tuple[Network, ...] = tuple(
+    ipaddress.ip_network(n) for n in ("192.0.0.0/24", "fec0::/10", "3fff::/20", "5f00::/16")
+)
+_SHARED = ipaddress.ip_network("100.64.0.0/10")
+# NAT64 and the old IPv4-compatible form keep an IPv4 address in their last 32 bits.
+_LAST_32_BITS_IPV4 = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("::/96"))
+
+
+class _Reasoned(Exception):
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class TargetRefused(_Reasoned, ValueError):
+    """A webhook target that may not be used; `reason` says why in a sentence a player
+    understands."""
+
+
+class DeliveryFailed(_Reasoned):
+    """A permitted target that could not be reached or did not answer in time (worth trying
+    again later, unlike `TargetRefused`); `reason` says which."""
+
+
+@dataclass(frozen=True)
+class Allowlist:
+    """Networks the operator allows despite the rules."""
+
+    networks: tuple[Network, ...] = ()
+
+    @classmethod
+    def parse(cls, text: str) -> Allowlist:
+        """`PATRICIAN_WEBHOOK_ALLOW`: IPs or CIDR networks separated by commas or spaces."""
+        networks = []
+        for item in text.replace(",", " ").split():
+            try:
+                networks.append(ipaddress.ip_network(item))
+            except ValueError as exc:
+                raise ValueError(f"not an IP address or network: {item!r} ({exc})") from None
+        return cls(tuple(networks))
+
+    def allows(self, address: IPAddress) -> bool:
+        # ::ffff:a.b.c.d reaches a.b.c.d on a dual-stack socket, so it is allowed with it.
+        mapped = address.ipv4_mapped if isinstance(address, ipaddress.IPv6Address) else None
+        return any(a in n for n in self.networks for a in (address, mapped) if a is not None)
+
+
+def _embedded_ipv4(address: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
+    # Mapped, compatible, 6to4, NAT64: the IPv4 address is what is reached in the end.
+    if address.ipv4_mapped is not None:
+        return address.ipv4_mapped
+    if address.sixtofour is not None:
+        return address.sixtofour
+    if any(address in n for n in _LAST_32_BITS_IPV4) and int(address) > 1:  # not :: or ::1
+        return ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+    return None
+
+
+def _not_public(address: IPAddress) -> str | None:
+    """Why `address` is not a public internet address, or None if it is."""
+    if isinstance(address, ipaddress.IPv6Address):
+        embedded = _embedded_ipv4(address)
+        if embedded is not None:
+            return _not_public(embedded)
+    for kind, flag in (
+        ("an unspecified address", address.is_unspecified),
+        ("a loopback address", address.is_loopback),
+        ("a link-local address", address.is_link_local),
+        ("a multicast address", address.is_multicast),
+        ("a shared (carrier-grade NAT) address", address in _SHARED),
+        ("a reserved address", address.is_reserved),
+        ("a private address", address.is_private),
+    ):
+        if flag:
+            return kind
+    if not address.is_global or any(address in n for n in _ALSO_NOT_PUBLIC):
+        return "not a public address"
+    return None
+
+
+def _literal(host: str) -> IPAddress | None:
+    """The address `host` spells, in any form `getaddrinfo` would take (`127.1`, `0x7f.1`,
+    `2130706433`, the inet_aton forms): judged as the address, never as a name."""
+    try:
+        return ipaddress.ip_address(host)
+    except ValueError:
+        pass
+    try:
+        return ipaddress.IPv4Address(socket.inet_aton(host))
+    except OSError:
+        return None
+
+
+def system_resolve(host: str, port: int) -> list[str]:
+    """The default `Resolver`: every TCP address the system resolver gives."""
+    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP)
+    return [str(info[4][0]) for info in infos]
+
+
+@dataclass(frozen=True)
+class _Target:
+    scheme: str
+    host: str  # ASCII: IDNA-encoded name or IP literal (no brackets)
+    port: int
+    target: str  # path and query
+    host_header: str
+
+
+def _parse(url: str) -> _Target:
+    """The checks that need no lookup: scheme, host, no user:password, length, characters."""
+    if len(url) > MAX_URL_LENGTH:
+        raise TargetRefused(f"The webhook URL is longer than {MAX_URL_LENGTH} characters.")
+    # Whitespace and control characters would be dropped or split requests differently by
+    # different parsers; a backslash counts as a slash for browsers but not for urllib.
+    if any(c <= " " or c in {"\x7f", "\\"} for c in url):
+        raise TargetRefused("The webhook URL contains spaces, control characters or '\\'.")
+    try:
+        parts = urllib.parse.urlsplit(url)
+        port = parts.port
+    except ValueError:
+        raise TargetRefused("The webhook URL is not a valid URL.") from None
+    if parts.scheme not in ("http", "https"):
+        raise TargetRefused("The webhook URL must start with http:// or https://.")
+    if "@" in parts.netloc:
+        raise TargetRefused("The webhook URL may not contain a user name or password.")
+    host = parts.hostname or ""
+    if not host:
+        raise TargetRefused("The webhook URL has no host name.")
+    try:  # IP literals are ASCII, which the codec leaves alone
+        host = host.encode("idna").decode("ascii")
+    except UnicodeError:
+        raise TargetRefused(f"The webhook host {host!r} is not a valid host name.") from None
+    default = 443 if parts.scheme == "https" else 80
+    bracketed = f"[{host}]" if ":" in host else host
+    host_header = bracketed if port in (None, default) else f"{bracketed}:{port}"
+    # Non-ASCII path characters are percent-encoded; escapes already there are kept.
+    target = urllib.parse.quote(parts.path or "/", safe="/%:@!$&'()*+,;=~")
+    if parts.query:
+        target += "?" + urllib.parse.quote(parts.query, safe="/%:@!$&'()*+,;=~?")
+    return _Target(parts.scheme, host, port or default, target, host_header)
+
+
+def _checked_addresses(host: str, port: int, allow: Allowlist, resolve: Resolver) -> list[str]:
+    """Every address `host` stands for, each public or allowed; else TargetRefused."""
+    literal = _literal(host)
+    if literal is not None:
+        answers = [str(literal)]
+    else:
+        try:
+            answers = resolve(host, port)
+        except OSError:
+            answers = []
+        if not answers:
+            raise TargetRefused(f"The webhook host {host} does not resolve to any address.")
+    addresses = []
+    for answer in answers:
+        try:
+            address = ipaddress.ip_address(answer)
+        except ValueError:
+            raise TargetRefused(f"The webhook host {host} resolves to {answer!r}.") from None
+        why = _not_public(address)
+        if why is not None and not allow.allows(address):
+            shown = host if host == str(address) else f"{host} resolves to {address}, which"
+            raise TargetRefused(
+                f"The webhook host {shown} is {why}: only public internet addresses may be used."
+            )
+        addresses.append(str(address))
+    return list(dict.fromkeys(addresses))
+
+
+def check_url(url: str, allow: Allowlist, resolve: Resolver = system_resolve) -> None:
+    """At set time: refuse (TargetRefused) unless the scheme is http or https, a host is
+    present, there is no user:password part, the URL is at most 2048 characters, and EVERY
+    address the host resolves to is public (or allowlisted). A host that does not resolve is
+    refused too."""
+    target = _parse(url)
+    _checked_addresses(target.host, target.port, allow, resolve)
+
+
+class Delivered(msgspec.Struct, frozen=True):
+    status: int  # of the answer (a 3xx counts as a failure: redirects are never followed)
+    body: bytes  # the first `max_body` bytes of the answer at most (the rest is not read)
+
+    @property
+    def ok(self) -> bool:
+        return 200 <= self.status <= 299
+
+
+class _DeadlineStream(httpcore.NetworkStream):
+    """A stream whose every wait ends by one deadline, so a server dripping a byte at a time
+    cannot hold a worker for longer than the read time-out in all."""
+
+    def __init__(self, stream: httpcore.NetworkStream, deadline: float) -> None:
+        self._stream, self._deadline = stream, deadline
+
+    def _left(self, timeout: float | None) -> float:
+        left = self._deadline - time.monotonic()
+        if left <= 0:
+            raise httpcore.ReadTimeout("the read time-out passed")
+        return left if timeout is None else min(timeout, left)
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return self._stream.read(max_bytes, self._left(timeout))
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self._stream.write(buffer, self._left(timeout))
+
+    def close(self) -> None:
+        self._stream.close()
+
+    def start_tls(
+        self,
+        ssl_context: ssl.SSLContext,
+        server_hostname: str | None = None,
+        timeout: float | None = None,
+    ) -> httpcore.NetworkStream:
+        inner = self._stream.start_tls(ssl_context, server_hostname, self._left(timeout))
+        return _DeadlineStream(inner, self._deadline)
+
+    def get_extra_info(self, info: str) -> Any:
+        return self._stream.get_extra_info(info)
+
+
+class _CheckedBackend(httpcore.SyncBackend):
+    """Resolves once, checks every address, connects to a checked one (by its IP)."""
+
+    def __init__(self, allow: Allowlist, resolve: Resolver, read_timeout: float) -> None:
+        self._allow, self._resolve, self._read_timeout = allow, resolve, read_timeout
+
+    def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
+    ) -> httpcore.NetworkStream:
+        addresses = _checked_addresses(host, port, self._allow, self._resolve)
+        # The connect time-out bounds all the attempts together, not each.
+        deadline = None if timeout is None else time.monotonic() + timeout
+        failure: Exception = httpcore.ConnectError(f"{host} has no address")
+        for address in addresses:
+            left = None if deadline is None else max(deadline - time.monotonic(), 0.001)
+            try:
+                stream = super().connect_tcp(address, port, left, local_address, socket_options)
+            except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
+                failure = exc
+                continue
+            return _DeadlineStream(stream, time.monotonic() + self._read_timeout)
+        raise failure
+
+
+def post(
+    url: str,
+    body: bytes,
+    headers: Mapping[str, str],
+    allow: Allowlist,
+    *,
+    resolve: Resolver = system_resolve,
+    connect_timeout: float = 5.0,
+    read_timeout: float = 10.0,
+    max_body: int = 65536,
+) -> Delivered:
+    """POST `body` once to `url`, checked again at connect time (see the module docstring).
+
+    `connect_timeout` bounds the connection; `read_timeout` everything after it (TLS, sending,
+    the whole answer). Raises TargetRefused for a refused target and DeliveryFailed for a
+    network failure or a time-out. The Host header is always the URL's host.
+    """
+    target = _parse(url)
+    request_headers = [("Host", target.host_header)]
+    request_headers += [(k, v) for k, v in headers.items() if k.lower() != "host"]
+    timeouts = {"connect": connect_timeout, "pool": connect_timeout}
+    timeouts |= {"read": read_timeout, "write": read_timeout}
+    backend = _CheckedBackend(allow, resolve, read_timeout)
+    # Built from our own parse, so what was checked is what is connected to.
+    request_url = httpcore.URL(
+        scheme=target.scheme, host=target.host, port=target.port, target=target.target
+    )
+    extensions = {"timeout": timeouts}
+    try:
+        with (
+            httpcore.ConnectionPool(network_backend=backend, retries=0) as pool,
+            pool.stream(
+                "POST", request_url, headers=request_headers, content=body, extensions=extensions
+            ) as response,
+        ):
+            received = bytearray()
+            for chunk in response.iter_stream():
+                received += chunk
+                if len(received) >= max_body:
+                    break  # the rest is never read: the connection is closed instead
+            return Delivered(response.status, bytes(received[:max_body]))
+    except httpcore.TimeoutException as exc:
+        what = "accept a connection" if isinstance(exc, httpcore.ConnectTimeout) else "answer"
+        raise DeliveryFailed(f"The webhook host {target.host} did not {what} in time.") from None
+    except (httpcore.NetworkError, httpcore.ProtocolError, OSError) as exc:
+        raise DeliveryFailed(f"Sending to the webhook host {target.host} failed: {exc}") from None

@@ -1,0 +1,168 @@
+"""The delivery job of a webhook: one notification, signed by Standard Webhooks, sent once per
+attempt to the player's URL (checked against SSRF again at connect time), and logged.
+
+`deliver(player_id, game_id, version, kind, seat)` is enqueued by `workers.jobs.game_moved`
+with an id that names the notification; that id is also its `webhook-id`, so every attempt and
+every copy (a job run again after a crash) carries one id and the receiver can drop repeats.
+An attempt that fails raises, and RQ tries again later (`workers.retries.DELIVERY_RETRY`);
+after `DISABLE_AFTER` failed attempts in a row the webhook is turned off, with the reason in
+the player's channels and delivery log.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, time, timedelta
+from typing import cast
+from zoneinfo import ZoneInfo
+
+import msgspec
+from rq import get_current_job
+from standardwebhooks.webhooks import Webhook as Signer
+
+from domain.evolve import fold
+from projections.notices import Kind, Notice, encode, notice
+from store.clock import iso
+from store.notifications import (
+    Channels,
+    Delivery,
+    QuietHours,
+    Status,
+    channels_op,
+    failures_op,
+    log_delivery_op,
+    set_channels_op,
+)
+from store.reads import batches_op, log_op
+from store.records import meta_decoder
+from workers.context import WorkerContext, current
+from workers.retries import DELIVERY_RETRY
+from workers.webhook_target import DeliveryFailed, TargetRefused, post
+
+DISABLE_AFTER = 10
+"""Failed attempts in a row after which a webhook is turned off."""
+USER_AGENT = "patrician-webhooks/1"
+DEFERRED = "-q"
+"""The suffix of the job id of a notification held back by quiet hours."""
+
+
+class NotDelivered(RuntimeError):
+    """An attempt failed: RQ tries again later."""
+
+
+def deliver(
+    player_id: str, game_id: str, version: int, kind: str, seat: int | None, *,
+    deferred: bool = False,
+) -> str:  # fmt: skip
+    """Send one notification (see the module); what became of it. `deferred`: sent again
+    after the player's quiet hours (under the same `webhook-id`)."""
+    context = current()
+    job = get_current_job()
+    webhook_id = job.id.removesuffix(DEFERRED) if job is not None else f"{kind}-{version}"
+    left = job.retries_left if job is not None else None
+    log = _Log(context, player_id, Delivery(
+        webhook_id, kind, game_id, version, "webhook", "", "failed",
+        1 if left is None else DELIVERY_RETRY.max - left + 1,
+    ))  # fmt: skip
+    channels = context.store.run(channels_op(context.notifications, player_id))
+    hook = channels.webhook
+    if hook is None or hook.disabled:
+        return "no webhook on"
+    now = context.clock()
+    later = None if deferred else _after_quiet_hours(channels.quiet_hours, now)
+    if later is not None:
+        context.queue.enqueue_at(
+            later, deliver, player_id, game_id, version, kind, seat, deferred=True,
+            job_id=webhook_id + DEFERRED, retry=DELIVERY_RETRY,
+        )  # fmt: skip
+        return log.write("deferred", f"quiet hours: to be sent at {iso(later)}")
+    body = _body(context, Notice(player_id, seat, cast(Kind, kind)), game_id, version)
+    headers = {
+        "content-type": "application/json",
+        "user-agent": USER_AGENT,
+        "webhook-id": webhook_id,
+        "webhook-timestamp": str(int(now.timestamp())),
+        "webhook-signature": Signer(hook.secret).sign(webhook_id, now, body.decode()),
+    }
+    try:
+        answer = post(hook.url, body, headers, context.webhook_allow)
+    except TargetRefused as refused:  # its name points elsewhere now: no use trying again
+        _failed(context, player_id, channels, refused.reason)
+        return log.write("refused", refused.reason)
+    except DeliveryFailed as failed:
+        detail = failed.reason
+    else:
+        if answer.ok:
+            context.store.run(failures_op(context.notifications, player_id, reset=True))
+            return log.write("delivered", f"HTTP {answer.status}")
+        detail = f"HTTP {answer.status}"
+    if _failed(context, player_id, channels, detail):
+        return log.write("disabled", detail)
+    log.write("failed", detail)
+    raise NotDelivered(f"{hook.url}: {detail}")
+
+
+class _Log:
+    """The player's delivery log, for one attempt."""
+
+    def __init__(self, context: WorkerContext, player_id: str, attempt: Delivery) -> None:
+        self.context, self.player_id, self.attempt = context, player_id, attempt
+
+    def write(self, status: Status, detail: str) -> str:
+        entry = msgspec.structs.replace(
+            self.attempt, time=iso(self.context.clock()), status=status, detail=detail
+        )
+        self.context.store.run(log_delivery_op(self.context.notifications, self.player_id, entry))
+        return status
+
+
+def _body(context: WorkerContext, target: Notice, game_id: str, version: int) -> bytes:
+    """The document of the notification, as the recipient's seat may see the game at
+    `version`: what happened since that seat last decided."""
+    stored = context.store.run(log_op(context.path, game_id))
+    log = [event for _v, event, _d, _h in stored[:version]]
+    since = 0
+    if target.seat is not None:
+        for batch in context.store.run(batches_op(context.path, game_id)):
+            meta = meta_decoder.decode(batch.metadata)
+            if batch.last_version < version and (meta.kind, meta.seat) == ("commands", target.seat):
+                since = batch.last_version
+    document = notice(
+        fold(log),
+        log,
+        target,
+        game_id=game_id,
+        head_hash=stored[version - 1][3],
+        since_version=since,
+        play_url=f"{context.public_url}/games/{game_id}",
+    )
+    return encode(document)
+
+
+def _failed(context: WorkerContext, player_id: str, channels: Channels, detail: str) -> bool:
+    """Count a failed attempt; turn the webhook off after too many in a row (True then)."""
+    failures = context.store.run(failures_op(context.notifications, player_id))
+    hook = channels.webhook
+    if failures < DISABLE_AFTER or hook is None:
+        return False
+    reason = f"turned off after {failures} failed attempts in a row (last: {detail})"
+    off = Channels(
+        webhook=type(hook)(hook.url, hook.secret, reason), quiet_hours=channels.quiet_hours
+    )
+    context.store.run(set_channels_op(context.notifications, player_id, off))
+    return True
+
+
+def _after_quiet_hours(quiet: QuietHours | None, now: datetime) -> datetime | None:
+    """When the player's quiet hours end, if `now` lies in them (None otherwise)."""
+    if quiet is None:
+        return None
+    local = now.astimezone(ZoneInfo(quiet.time_zone))
+    start, end = time.fromisoformat(quiet.start), time.fromisoformat(quiet.end)
+    here = local.time()
+    inside = start <= here < end if start <= end else here >= start or here < end
+    if not inside:
+        return None
+    ends = local.replace(hour=end.hour, minute=end.minute, second=0, microsecond=0)
+    if ends <= local:
+        ends += timedelta(days=1)
+    return ends
