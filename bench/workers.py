@@ -6,13 +6,22 @@
   the same number of entries of the same feeds, in the same run (target: at least 5,000
   notices per second into jobs).
 
+- Notification latency: `patrician serve` and two `patrician worker` processes on the same
+  Redis, 4-seat games played over HTTP by paced clients at 20 and then 200 moves per second,
+  every player with a webhook to a local receiver (a real HTTP server on loopback that checks
+  each signature): from a command's answer to the arrival of the `turn.started` it caused,
+  p50 and p99 (target: p99 at most 500 ms at 200 moves per second).
+
 Uses a unique key prefix on the given Redis (default the machine's, 127.0.0.1:6379) and
-deletes its keys at the end. (The notification latency figures are not measured yet.)
+deletes its keys at the end.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import importlib.util
+import statistics
 import sys
 import time
 import uuid
@@ -22,14 +31,30 @@ from typing import Any
 # Run as a script, this file's folder comes first on sys.path and would shadow the project.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).parent.resolve()]
 
+import aiohttp  # noqa: E402
 import redis  # noqa: E402
 
 from store.client import EventStore  # noqa: E402
+from tests.workers.sink import Sink  # noqa: E402
 from workers.dispatcher import GROUP, Dispatcher  # noqa: E402
 from workers.runner import queue_of  # noqa: E402
 
 EVENT = b'{"type":"card_played","seat":1,"card":"c17"}'
 TARGET = 5_000.0
+LATENCY_TARGET = 0.5
+RATES = (20, 200)
+SECONDS = 15.0
+
+
+def _bench_server() -> Any:
+    """bench/server.py, for its server starter and its API client (a script, not a package)."""
+    spec = importlib.util.spec_from_file_location(
+        "bench_server", Path(__file__).parent / "server.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def _fill(client: redis.Redis, prefix: str, entries: int) -> EventStore:
@@ -71,23 +96,108 @@ def _delete(client: redis.Redis, prefix: str) -> None:
         client.delete(key)
 
 
+async def _paced(bench: Any, base: str, sink: Sink, rate: int) -> list[float]:
+    """Play 4-seat games at `rate` moves per second in all; the latency of each turn's
+    notification, from the answer of the command that began the turn to its arrival."""
+    # One move a second per game, as many games as moves per second: a game's next move comes
+    # after its notification (a turn already over when the workers come to it is not sent).
+    tables_count = rate
+    acked: dict[tuple[str, int], float] = {}
+    async with aiohttp.ClientSession() as session:
+        tokens = await bench._players(session, base, 4 * tables_count)
+        for number, token in enumerate(tokens):
+            path = f"/{rate}-{number}"
+            async with session.put(
+                f"{base}/api/me/notifications", json={"webhook": {"url": sink.url(path)}},
+                headers={"Authorization": f"Bearer {token}"},
+            ) as answer:  # fmt: skip
+                sink.secrets[path] = (await answer.json())["webhook"]["secret"]
+        tables = [
+            bench.Table(session, base, tokens[4 * n : 4 * n + 4]) for n in range(tables_count)
+        ]
+        for table in tables:
+            await table.new_game()
+        # The tables' game.started (and first turn.started) notifications drain first: the
+        # figures are those of a steady flow of moves, not of a thousand games begun at once.
+        mine = [f"/{rate}-{number}" for number in range(len(tokens))]
+        deadline = time.monotonic() + 120
+        while sum(len(sink.received[p]) for p in mine) < len(tokens) + len(tables):
+            assert time.monotonic() < deadline, "the first notifications did not come"
+            await asyncio.sleep(0.2)
+        stop = time.monotonic() + SECONDS
+
+        async def play(index: int, table: Any) -> None:
+            interval = tables_count / rate
+            next_at = time.monotonic() + index / rate  # staggered: a steady flow, no bursts
+            while time.monotonic() < stop:
+                await table.command()
+                acked[(table.game_id, table.version)] = time.monotonic()
+                next_at += interval
+                await asyncio.sleep(max(0.0, next_at - time.monotonic()))
+
+        await asyncio.gather(*(play(n, table) for n, table in enumerate(tables)))
+    moves = len(acked)
+    await asyncio.sleep(3)  # the last notifications on their way
+    latencies = []
+    for path, messages in list(sink.received.items()):
+        if not path.startswith(f"/{rate}-"):
+            continue
+        for message, arrived in zip(messages, sink.arrived[path], strict=True):
+            sent = acked.get((message["game_id"], message["version"]))
+            if message["type"] == "turn.started" and sent is not None:
+                latencies.append(arrived - sent)
+    print(
+        f"  {moves / SECONDS:.0f} moves/s played, {sum(len(m) for p, m in sink.received.items() if p.startswith(f'/{rate}-'))} notifications received"
+    )
+    return latencies
+
+
+def _latency(redis_url: str, prefix: str) -> None:
+    bench = _bench_server()
+    port = bench.free_port()
+    env = {"PATRICIAN_PREFIX": prefix, "PATRICIAN_WEBHOOK_ALLOW": "127.0.0.1"}
+    patrician = str(Path(sys.executable).parent / "patrician")
+    server = bench.start([patrician, "serve", "--port", str(port), "--redis-url", redis_url],
+                         env, port)  # fmt: skip
+    workers = [bench.start([patrician, "worker", "--redis-url", redis_url], env, port)
+               for _ in range(2)]  # fmt: skip
+    try:
+        with Sink() as sink:
+            for rate in RATES:
+                found = sorted(asyncio.run(_paced(bench, f"http://127.0.0.1:{port}", sink, rate)))
+                p50 = statistics.median(found) if found else float("nan")
+                p99 = found[int(0.99 * (len(found) - 1))] if found else float("nan")
+                verdict = ""
+                if rate == max(RATES):
+                    verdict = "; target p99 <= 500 ms: " + (
+                        "met" if p99 <= LATENCY_TARGET else "MISSED"
+                    )
+                print(f"notification latency at {rate} moves/s: p50 {p50 * 1000:.0f} ms, "
+                      f"p99 {p99 * 1000:.0f} ms over {len(found)} turns{verdict}; "
+                      f"bad signatures {sink.bad_signatures}")  # fmt: skip
+    finally:
+        for process in [*workers, server]:
+            bench.stop(process)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/0")
     parser.add_argument("--entries", type=int, default=20_000)
     args = parser.parse_args()
     client = redis.Redis.from_url(args.redis_url)
-    prefixes = [f"bench-workers-{uuid.uuid4().hex[:8]}" for _ in range(2)]
+    prefixes = [f"bench-workers-{uuid.uuid4().hex[:8]}" for _ in range(3)]
     try:
         into_jobs = _dispatch(client, prefixes[0], args.entries)
         bare = _bare(client, prefixes[1], args.entries)
+        verdict = "met" if into_jobs >= TARGET else "MISSED"
+        print(f"dispatcher: {into_jobs:,.0f} notices/s into RQ jobs; bare XREADGROUP + XACK "
+              f"{bare:,.0f}/s over as many entries (ratio {into_jobs / bare:.2f}); "
+              f"target {TARGET:,.0f}/s: {verdict}")  # fmt: skip
+        _latency(args.redis_url, prefixes[2])
     finally:
         for prefix in prefixes:
             _delete(client, prefix)
-    verdict = "met" if into_jobs >= TARGET else "MISSED"
-    print(f"dispatcher: {into_jobs:,.0f} notices/s into RQ jobs; bare XREADGROUP + XACK "
-          f"{bare:,.0f}/s over as many entries (ratio {into_jobs / bare:.2f}); "
-          f"target {TARGET:,.0f}/s: {verdict}")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -82,7 +82,7 @@ def notices_for(
 
 def notice(
     state: State,
-    log: Sequence[Event],
+    since: Sequence[Event],
     notice: Notice,
     *,
     game_id: str,
@@ -91,11 +91,12 @@ def notice(
     play_url: str,
 ) -> NoticeDocument:
     """The document for `notice`, at `state` (the version it describes) with the game's
-    `log` up to that version: the events after `since_version` that its seat may see."""
+    events `since` (those after `since_version`, up to the state's version): the ones its
+    seat may see."""
     over = state.finished
     seen = [
         SeenEvent(version, event)
-        for version, event in enumerate(log[since_version:], since_version + 1)
+        for version, event in enumerate(since, since_version + 1)
         if visible(event, notice.seat, over)
     ]
     board = state.board

@@ -75,6 +75,11 @@ class NotificationKeys:
         """Failed webhook attempts in a row (a counter: the workers race no one on it)."""
         return f"{self.accounts.player(player_id)}:webhook_failures"
 
+    def decided(self, game_id: str) -> str:
+        """The version of each seat's last decision in a game (a sorted set, seat by version):
+        where "what happened since your last turn" begins."""
+        return f"{self.accounts.prefix}:decided:{game_id}"
+
     def deliveries(self, player_id: str) -> str:
         return f"{self.accounts.player(player_id)}:deliveries"
 
@@ -94,6 +99,20 @@ def failures_op(keys: NotificationKeys, player_id: str, *, reset: bool = False) 
         yield Call("delete", (keys.failures(player_id),))
         return 0
     return int((yield Call("incr", (keys.failures(player_id),))))
+
+
+def decided_op(keys: NotificationKeys, game_id: str, seat: int, version: int) -> Op[None]:
+    """Note that `seat` decided up to `version` (never moving it back: a job run again late
+    leaves a newer version as it is)."""
+    yield Call(
+        "zadd", (keys.decided(game_id), {str(seat): version}, False, False, False, False, True)
+    )  # GT
+
+
+def last_decided_op(keys: NotificationKeys, game_id: str, seat: int) -> Op[int]:
+    """The version of the seat's last decision noted (0: none)."""
+    found = yield Call("zscore", (keys.decided(game_id), str(seat)))
+    return 0 if found is None else int(found)
 
 
 def log_delivery_op(keys: NotificationKeys, player_id: str, delivery: Delivery) -> Op[None]:

@@ -14,7 +14,7 @@ from store.errors import GameNotFound
 from store.keys import check_game_id
 from store.loading import load_op
 from store.protocol import Op
-from store.records import Batch, meta_decoder
+from store.records import Batch, StoredEvent, meta_decoder
 
 if TYPE_CHECKING:
     from store.games import CommandPath
@@ -60,6 +60,17 @@ def log_op(path: CommandPath, game_id: str) -> Op[list[tuple[int, Event, bytes, 
 
 def batches_op(path: CommandPath, game_id: str) -> Op[list[Batch]]:
     return (yield from streams.batches(path.context, game_id))
+
+
+def read_op(path: CommandPath, game_id: str, after: int, to: int) -> Op[list[StoredEvent]]:
+    """The stored events after version `after` up to `to`."""
+    return (yield from streams.read(path.context, game_id, after=after, to=to))
+
+
+def hash_at_op(path: CommandPath, game_id: str, version: int) -> Op[str]:
+    """The chain hash of the event at `version`."""
+    stored = yield from streams.read(path.context, game_id, after=version - 1, to=version)
+    return stored[-1].hash
 
 
 def last_batch_op(path: CommandPath, game_id: str) -> Op[Batch | None]:

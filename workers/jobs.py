@@ -29,7 +29,7 @@ from store.accounts import bot_level_op
 from store.clock import iso
 from store.errors import VersionConflict
 from store.games import execute_op
-from store.notifications import channels_op
+from store.notifications import channels_op, decided_op
 from store.reads import batches_op, current_op, events_op, last_batch_op, log_op
 from store.records import Batch, meta_decoder
 from workers.context import WorkerContext, current
@@ -50,6 +50,8 @@ def game_moved(game_id: str, first_version: int, version: int) -> str:
         state = head
         last = run(last_batch_op(context.path, game_id))
         acted_by = "" if last is None else _mover(last)
+        if last is not None and (seat := meta_decoder.decode(last.metadata).seat) is not None:
+            run(decided_op(context.notifications, game_id, seat, version))
     elif not any(isinstance(event, TABLE_EVENTS) for event in appended):
         return "moved on"  # the turn it began is over, and that is all it could announce
     else:  # the game started (or ended) and moved on at once: the state the append left

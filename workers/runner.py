@@ -15,7 +15,7 @@ import time
 from typing import Any
 
 import structlog
-from rq import Queue, SimpleWorker, Worker
+from rq import Queue, SimpleWorker
 from rq.serializers import JSONSerializer
 from rq.timeouts import TimerDeathPenalty
 
@@ -108,7 +108,11 @@ def run_worker(context: WorkerContext) -> None:
     loop = DispatcherLoop(Dispatcher(client, context.store.keys, queue, consumer=consumer_name()))
     loop.start()
     try:
-        Worker(
+        # Jobs run in this process (RQ's SimpleWorker), not in a work horse forked per job:
+        # a fork costs more than a bot's move or a delivery, and at 200 moves a second the
+        # forks alone would not keep up. A worker that dies mid-job leaves it to the others:
+        # RQ's maintenance gives an abandoned job back to the queue.
+        SimpleWorker(
             [queue],
             connection=client,
             serializer=JSONSerializer,

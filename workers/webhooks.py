@@ -19,6 +19,7 @@ import msgspec
 from rq import get_current_job
 from standardwebhooks.webhooks import Webhook as Signer
 
+from domain.events import event_decoder
 from domain.evolve import fold
 from projections.notices import Kind, Notice, encode, notice
 from store.clock import iso
@@ -29,11 +30,11 @@ from store.notifications import (
     Status,
     channels_op,
     failures_op,
+    last_decided_op,
     log_delivery_op,
     set_channels_op,
 )
-from store.reads import batches_op, log_op
-from store.records import meta_decoder
+from store.reads import current_op, hash_at_op, log_op, read_op
 from workers.context import WorkerContext, current
 from workers.retries import DELIVERY_RETRY
 from workers.webhook_target import DeliveryFailed, TargetRefused, post
@@ -117,21 +118,24 @@ class _Log:
 
 def _body(context: WorkerContext, target: Notice, game_id: str, version: int) -> bytes:
     """The document of the notification, as the recipient's seat may see the game at
-    `version`: what happened since that seat last decided."""
-    stored = context.store.run(log_op(context.path, game_id))
-    log = [event for _v, event, _d, _h in stored[:version]]
+    `version`: what happened since that seat last decided (`workers.jobs` notes when)."""
+    run = context.store.run
     since = 0
     if target.seat is not None:
-        for batch in context.store.run(batches_op(context.path, game_id)):
-            meta = meta_decoder.decode(batch.metadata)
-            if batch.last_version < version and (meta.kind, meta.seat) == ("commands", target.seat):
-                since = batch.last_version
+        since = min(run(last_decided_op(context.notifications, game_id, target.seat)), version)
+    head = run(current_op(context.path, game_id))
+    stored = run(read_op(context.path, game_id, since, version))
+    events = [event_decoder.decode(item.data) for item in stored]
+    if head.version == version:
+        state = head
+    else:  # the game moved on (a table event announced late): the state it describes
+        state = fold(event for _v, event, _d, _h in run(log_op(context.path, game_id))[:version])
     document = notice(
-        fold(log),
-        log,
+        state,
+        events,
         target,
         game_id=game_id,
-        head_hash=stored[version - 1][3],
+        head_hash=stored[-1].hash if stored else run(hash_at_op(context.path, game_id, version)),
         since_version=since,
         play_url=f"{context.public_url}/games/{game_id}",
     )

@@ -82,7 +82,7 @@ def _check_game(log: list[Event], rng: random.Random) -> None:
 
 def _check_document(state: State, log: list[Event], version: int, item: Notice, since: int) -> None:
     document = notice(
-        state, log[:version], item, game_id="g", head_hash="0" * 64, since_version=since,
+        state, log[since:version], item, game_id="g", head_hash="0" * 64, since_version=since,
         play_url="https://x/games/g",
     )  # fmt: skip
     text = encode(document)
