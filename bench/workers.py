@@ -146,9 +146,8 @@ async def _paced(bench: Any, base: str, sink: Sink, rate: int) -> list[float]:
             sent = acked.get((message["game_id"], message["version"]))
             if message["type"] == "turn.started" and sent is not None:
                 latencies.append(arrived - sent)
-    print(
-        f"  {moves / SECONDS:.0f} moves/s played, {sum(len(m) for p, m in sink.received.items() if p.startswith(f'/{rate}-'))} notifications received"
-    )
+    received = sum(len(m) for p, m in sink.received.items() if p.startswith(f"/{rate}-"))
+    print(f"  {moves / SECONDS:.0f} moves/s played, {received} notifications received")
     return latencies
 
 
