@@ -69,8 +69,15 @@ def _patrician() -> list[str]:
 class LiveServer(Started):
     """One `patrician serve` process against a Redis, under a key prefix."""
 
-    def __init__(self, prefix: str, log_dir: Path, redis_url: str = REDIS_URL) -> None:
+    def __init__(
+        self,
+        prefix: str,
+        log_dir: Path,
+        redis_url: str = REDIS_URL,
+        env: dict[str, str] | None = None,
+    ) -> None:
         self.prefix = prefix
+        self.env = env or {}
         self.redis_url = redis_url
         self.log_dir = log_dir
         self.port = 0
@@ -85,7 +92,8 @@ class LiveServer(Started):
         """Start and wait until /healthz answers `ready_status` (503: up, store out of reach)."""
         for _attempt in range(3):  # a free port may be taken before the server binds it
             self.port = free_port()
-            env = {**os.environ, "PATRICIAN_PREFIX": self.prefix, "PYTHONUNBUFFERED": "1"}
+            env = {**os.environ, **self.env, "PATRICIAN_PREFIX": self.prefix}
+            env["PYTHONUNBUFFERED"] = "1"
             env.pop("REDIS_URL", None)
             command = [*_patrician(), "serve", "--host", "127.0.0.1", "--port", str(self.port)]
             command += ["--redis-url", self.redis_url, "--workers", "1"]

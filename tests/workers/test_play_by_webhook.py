@@ -6,17 +6,28 @@ and every message tells only what its recipient may see."""
 from __future__ import annotations
 
 import json
+import os
 import random
+import subprocess
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
+import httpx
 import pytest
 from litestar.testing import TestClient
 
 from projections.audit import audit
 from server.app import Settings
 from tests.server.client import Api, Json, Player
-from tests.server.live import build_app
+from tests.server.live import (
+    REDIS_URL,
+    LiveServer,
+    _patrician,
+    build_app,
+    delete_prefix,
+    unique_prefix,
+)
 from tests.workers.sink import Sink
 
 
@@ -26,11 +37,37 @@ def sink() -> Iterator[Sink]:
         yield receiver
 
 
-@pytest.fixture
-def api() -> Iterator[Api]:
-    app = build_app(Settings(webhook_allow="127.0.0.1", public_url="https://play.example"))
-    with TestClient(app, timeout=30) as client:
-        yield Api(client)
+PUBLIC = "https://play.example"
+ALLOW = {"PATRICIAN_WEBHOOK_ALLOW": "127.0.0.1", "PATRICIAN_PUBLIC_URL": PUBLIC}
+
+
+@pytest.fixture(params=["embedded", pytest.param("redis", marks=pytest.mark.redis)])
+def api(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Api]:
+    """The embedded server with its workers in its process, or `patrician serve` with two
+    `patrician worker` processes on the real Redis."""
+    if request.param == "embedded":
+        app = build_app(Settings(webhook_allow="127.0.0.1", public_url=PUBLIC))
+        with TestClient(app, timeout=30) as client:
+            yield Api(client)
+        return
+    prefix = unique_prefix("webhooks")
+    server = LiveServer(prefix, tmp_path, env=ALLOW)
+    env = {**os.environ, **ALLOW, "PATRICIAN_PREFIX": prefix}
+    command = [*_patrician(), "worker", "--redis-url", REDIS_URL]
+    workers = []
+    try:
+        server.start()
+        for n in range(2):
+            with (tmp_path / f"worker{n}.log").open("wb") as out:
+                workers.append(subprocess.Popen(command, env=env, stdout=out, stderr=out))
+        with httpx.Client(base_url=server.url, timeout=30) as client:
+            yield Api(client)
+    finally:
+        for worker in workers:
+            worker.terminate()
+            worker.wait(timeout=20)
+        server.stop()
+        delete_prefix(prefix, REDIS_URL)
 
 
 def _subscribe(api: Api, sink: Sink, player: Player) -> None:
@@ -108,7 +145,7 @@ def _check_messages(sink: Sink, record: Json, players: list[Player], turns: int)
             assert message["player_id"] == player.player_id
             assert message["seat"] == seats[player.player_id]
             assert message["head_hash"] == hashes[message["version"]]
-            assert message["play_url"] == f"https://play.example/games/{record['game_id']}"
+            assert message["play_url"] == f"{PUBLIC}/games/{record['game_id']}"
             if message["type"] == "game.ended":
                 continue
             kinds_seen = {e["event"]["type"] for e in message["events"]}
