@@ -80,6 +80,10 @@ class NotificationKeys:
         where "what happened since your last turn" begins."""
         return f"{self.accounts.prefix}:decided:{game_id}"
 
+    def sent(self, webhook_id: str) -> str:
+        """Whether a notification went out (`sent`) or is on its way (`sending`)."""
+        return f"{self.accounts.prefix}:sent:{webhook_id}"
+
     def deliveries(self, player_id: str) -> str:
         return f"{self.accounts.player(player_id)}:deliveries"
 
@@ -113,6 +117,30 @@ def last_decided_op(keys: NotificationKeys, game_id: str, seat: int) -> Op[int]:
     """The version of the seat's last decision noted (0: none)."""
     found = yield Call("zscore", (keys.decided(game_id), str(seat)))
     return 0 if found is None else int(found)
+
+
+SENDING_SECONDS = 120
+"""How long a copy of a notification on its way keeps others from sending it (longer than
+an attempt can take: connect and read time-outs)."""
+SENT_SECONDS = 30 * 24 * 3600
+
+
+def claim_sending_op(keys: NotificationKeys, webhook_id: str) -> Op[str]:
+    """Claim the sending of a notification: "claimed", or what holds it ("sent": it went out
+    already; "sending": another copy is on its way)."""
+    claimed = yield Call("set", (keys.sent(webhook_id), "sending", SENDING_SECONDS, None, True))
+    if claimed:
+        return "claimed"
+    found = yield Call("get", (keys.sent(webhook_id),))
+    return "claimed" if found is None else bytes(found).decode()
+
+
+def settle_sending_op(keys: NotificationKeys, webhook_id: str, *, sent: bool) -> Op[None]:
+    """It went out (kept as sent), or it failed (the next attempt may claim it)."""
+    if sent:
+        yield Call("set", (keys.sent(webhook_id), "sent", SENT_SECONDS))
+    else:
+        yield Call("delete", (keys.sent(webhook_id),))
 
 
 def log_delivery_op(keys: NotificationKeys, player_id: str, delivery: Delivery) -> Op[None]:

@@ -29,10 +29,12 @@ from store.notifications import (
     QuietHours,
     Status,
     channels_op,
+    claim_sending_op,
     failures_op,
     last_decided_op,
     log_delivery_op,
     set_channels_op,
+    settle_sending_op,
 )
 from store.reads import current_op, hash_at_op, log_op, read_op
 from workers.context import WorkerContext, current
@@ -76,6 +78,30 @@ def deliver(
             job_id=webhook_id + DEFERRED, retry=DELIVERY_RETRY,
         )  # fmt: skip
         return log.write("deferred", f"quiet hours: to be sent at {iso(later)}")
+    held = context.store.run(claim_sending_op(context.notifications, webhook_id))
+    if held == "sent":  # a copy of this job (its notice handled twice) sent it already
+        return "sent already"
+    if held == "sending":  # another copy is on its way: see later whether it went out
+        raise NotDelivered(f"{webhook_id}: another copy is being sent")
+    try:
+        return _send(context, log, channels, now, (player_id, game_id, version, kind, seat))
+    except BaseException:
+        context.store.run(settle_sending_op(context.notifications, webhook_id, sent=False))
+        raise
+
+
+def _send(
+    context: WorkerContext,
+    log: _Log,
+    channels: Channels,
+    now: datetime,
+    what: tuple[str, str, int, str, int | None],
+) -> str:
+    """One attempt, the sending claimed; its outcome, or `NotDelivered` to try again."""
+    player_id, game_id, version, kind, seat = what
+    webhook_id = log.attempt.webhook_id
+    hook = channels.webhook
+    assert hook is not None
     body = _body(context, Notice(player_id, seat, cast(Kind, kind)), game_id, version)
     headers = {
         "content-type": "application/json",
@@ -88,15 +114,18 @@ def deliver(
         answer = post(hook.url, body, headers, context.webhook_allow)
     except TargetRefused as refused:  # its name points elsewhere now: no use trying again
         _failed(context, player_id, channels, refused.reason)
+        context.store.run(settle_sending_op(context.notifications, webhook_id, sent=False))
         return log.write("refused", refused.reason)
     except DeliveryFailed as failed:
         detail = failed.reason
     else:
         if answer.ok:
+            context.store.run(settle_sending_op(context.notifications, webhook_id, sent=True))
             context.store.run(failures_op(context.notifications, player_id, reset=True))
             return log.write("delivered", f"HTTP {answer.status}")
         detail = f"HTTP {answer.status}"
     if _failed(context, player_id, channels, detail):
+        context.store.run(settle_sending_op(context.notifications, webhook_id, sent=False))
         return log.write("disabled", detail)
     log.write("failed", detail)
     raise NotDelivered(f"{hook.url}: {detail}")

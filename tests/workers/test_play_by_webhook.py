@@ -153,3 +153,35 @@ def _check_messages(sink: Sink, record: Json, players: list[Player], turns: int)
             dealt = [e for e in message["events"] if e["event"]["type"] == "hand_dealt"]
             assert all(e["event"]["seat"] == message["seat"] for e in dealt), "my hand only"
     assert started == turns, "each turn announced once"
+
+
+def test_a_notification_whose_job_runs_twice_is_sent_once(sink: Sink) -> None:
+    """As when the dispatcher handles a notice again after a crash: the delivery job runs a
+    second time under the same id, and nothing more is sent."""
+    from rq.job import Job
+
+    from workers.context import current
+
+    app = build_app(Settings(webhook_allow="127.0.0.1", public_url=PUBLIC))
+    with TestClient(app, timeout=30) as client:
+        api = Api(client)
+        players = [api.create_player(name) for name in ("Ada", "Bea")]
+        for player in players:
+            _subscribe(api, sink, player)
+        created = api.create_game(players[0], 2)
+        api.join(players[1], created["game_id"], created["invite_code"])
+        sink.wait("/Ada", 1)
+        sink.wait("/Bea", 1)
+        time.sleep(0.5)
+        total = sum(len(m) for m in sink.received.values())
+        queue = current().queue
+        first = Job.fetch(sink.ids["/Ada"][0], connection=queue.connection,
+                          serializer=queue.serializer)  # fmt: skip
+        assert first.func_name is not None
+        again = queue.enqueue(first.func_name, *first.args, job_id=first.id)
+        deadline = time.monotonic() + 10
+        while again.get_status(refresh=True) != "finished":
+            assert time.monotonic() < deadline, again.get_status()
+            time.sleep(0.05)
+        assert again.return_value() == "sent already"
+        assert sum(len(m) for m in sink.received.values()) == total, "nothing sent twice"
