@@ -20,7 +20,7 @@ from domain.state import State
 from domain.view import PendingView, view, visible
 from projections.narrate import narrate
 
-Kind = Literal["game.started", "turn.started", "game.ended", "game.cancelled"]
+Kind = Literal["game.started", "turn.started", "game.ended", "game.cancelled", "seat.resigned"]
 
 
 class Notice(msgspec.Struct, frozen=True):
@@ -29,6 +29,8 @@ class Notice(msgspec.Struct, frozen=True):
     player_id: str
     seat: int | None
     kind: Kind
+    about: int | None = None
+    """The seat it is about, when not the recipient's (the one handed to a bot)."""
 
 
 class SeenEvent(msgspec.Struct, frozen=True):
@@ -54,6 +56,8 @@ class NoticeDocument(msgspec.Struct, frozen=True):
     events: list[SeenEvent]
     play_url: str
     winners: list[int] | None = None
+    about_seat: int | None = None
+    """In `seat.resigned`: the seat a bot plays from now on."""
 
 
 def notices_for(
@@ -117,6 +121,7 @@ def notice(
         events=seen,
         play_url=play_url,
         winners=list(result.winners) if result is not None else None,
+        about_seat=notice.about,
     )
 
 

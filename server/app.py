@@ -32,7 +32,7 @@ from server.routes import ROUTES
 from server.services import build_services
 from store.client import AsyncEventStore
 from store.errors import StoreUnavailable
-from workers.runner import EmbeddedWorkers, context_for
+from workers.runner import EmbeddedWorkers, context_for, handover_enqueuer
 
 log = structlog.get_logger("patrician")
 
@@ -72,9 +72,9 @@ class Settings(msgspec.Struct, frozen=True):
 
 def _clients(settings: Settings) -> tuple[Any, Any, Any]:
     """The Redis client for commands and reads, one for blocking follows (live streams hold a
-    connection while they wait, so they must not starve the others), and for the embedded
-    store a sync one, for the workers that run in this process (None with a real Redis: its
-    workers are `patrician worker` processes)."""
+    connection while they wait, so they must not starve the others), and a sync one for the
+    jobs' queue (RQ is sync), which on the embedded store the workers in this process use too
+    (with a real Redis the workers are `patrician worker` processes)."""
     if settings.redis_url is None:
         import fakeredis
 
@@ -86,6 +86,7 @@ def _clients(settings: Settings) -> tuple[Any, Any, Any]:
         )
     import socket
 
+    import redis as sync_redis
     import redis.asyncio as redis
 
     # No per-read timeout on the main client: redis-py arms one around every read, which
@@ -104,7 +105,7 @@ def _clients(settings: Settings) -> tuple[Any, Any, Any]:
         ),
         # Blocking reads wait up to 5 s at a time: the socket must outwait them.
         redis.Redis.from_url(settings.redis_url, max_connections=1000, socket_timeout=30),
-        None,
+        sync_redis.Redis.from_url(settings.redis_url, socket_timeout=5),
     )
 
 
@@ -132,6 +133,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
         snapshot_every=settings.snapshot_every,
         follow_store=follow_store,
         webhook_allow=settings.webhook_allow,
+        enqueue=handover_enqueuer(workers_client, settings.prefix),
     )
 
     embedded: list[EmbeddedWorkers] = []
@@ -142,9 +144,9 @@ def create_app(settings: Settings | None = None) -> Litestar:
         # process: keep it out of every collection, which shortens the pauses of a busy server.
         gc.collect()
         gc.freeze()
-        if workers_client is not None and not settings.embedded_workers:
+        if settings.redis_url is None and not settings.embedded_workers:
             log.warning("running on an embedded in-process fakeredis, without workers")
-        elif workers_client is not None:
+        elif settings.redis_url is None:
             workers = EmbeddedWorkers(
                 context_for(
                     workers_client,
@@ -176,6 +178,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
             embedded.pop().stop()
         for each in (client, follow_client):
             await each.aclose()
+        workers_client.close()
 
     return Litestar(
         route_handlers=ROUTES,

@@ -43,6 +43,15 @@ class NotFound(Exception):
     """Nothing at this address (a player, a version beyond the game's): 404."""
 
 
+class GameNotPlaying(Exception):
+    """Something only a game in play allows, asked of one that waits, is over or was
+    cancelled: 409."""
+
+    def __init__(self, phase: str) -> None:
+        super().__init__(phase)
+        self.phase = phase
+
+
 class InvalidSetting(ValueError):
     """A player's setting that cannot be used (a webhook URL to a private address, an unknown
     time zone): 422, naming the field."""
@@ -152,6 +161,8 @@ def _body(error: Exception) -> ErrorBody | None:
             return _illegal(error, None)
         case InvalidOptions():
             return ErrorBody(422, "invalid_option", error.message, field=error.field)
+        case GameNotPlaying():
+            return ErrorBody(409, "game_not_playing", f"the game is not in play ({error.phase})")
         case InvalidSetting():
             return ErrorBody(422, "invalid_setting", error.message, field=error.field)
         case VersionConflict():

@@ -157,6 +157,15 @@ class CommandsAccepted(msgspec.Struct, frozen=True):
     events: list[VersionedEvent]
 
 
+class Resigned(msgspec.Struct, frozen=True):
+    """A seat handed to a bot for good: which, to which level, at which version."""
+
+    game_id: str
+    seat: int
+    level: str
+    version: int
+
+
 class TableChanged(msgspec.Struct, frozen=True):
     """A place given up, or a game cancelled: the game's version and phase after it."""
 

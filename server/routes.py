@@ -123,6 +123,22 @@ class GameRoutes(Controller):
         return await services.games.leave(game_id, player)
 
     @post(
+        "/{game_id:str}/resign",
+        status_code=200,
+        operation_id="resignSeat",
+        dependencies=_PLAYER,
+        security=BEARER,
+        responses=_errors(400, 401, 403, 404, 409),
+    )
+    async def resign(
+        self, game_id: FromPath[str], player: PlayerId, services: Svc
+    ) -> models.Resigned:
+        """Hand your seat to a bot for good: it plays your seat's decisions from now on (the
+        record's commands say `by: "bot:greedy"`), and the others are told. Sent again, it
+        answers the same."""
+        return await services.handovers.resign(game_id, player)
+
+    @post(
         "/{game_id:str}/cancel",
         status_code=200,
         operation_id="cancelGame",

@@ -10,6 +10,7 @@ from typing import NamedTuple
 from domain.gamedata import GameData
 from server.accounts import AccountService
 from server.game_service import GameService
+from server.handovers import Enqueue, HandoverService
 from server.listings import ListingService
 from server.notifications import NotificationService
 from store.accounts import Accounts
@@ -26,6 +27,7 @@ class Services(NamedTuple):
     games: GameService
     listings: ListingService
     notifications: NotificationService
+    handovers: HandoverService
 
 
 def build_services(
@@ -37,6 +39,7 @@ def build_services(
     follow_store: AsyncEventStore | None = None,
     clock: Clock = system_clock,
     webhook_allow: str = "",
+    enqueue: Enqueue | None = None,
 ) -> Services:
     """The services behind the routes, over one store (the app's, or a test's)."""
     path = CommandPath(
@@ -48,4 +51,10 @@ def build_services(
     notifications = NotificationService(
         store, NotificationKeys(keys), allow=Allowlist.parse(webhook_allow)
     )
-    return Services(accounts, games, ListingService(store, path, keys, clock=clock), notifications)
+    handovers = HandoverService(store, path, prefix, enqueue or _no_workers)
+    listings = ListingService(store, path, keys, clock=clock)
+    return Services(accounts, games, listings, notifications, handovers)
+
+
+def _no_workers(game_id: str, player_id: str, seat: int) -> None:
+    """Services without workers (some tests): the bot plays from the next append on."""

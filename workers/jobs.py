@@ -29,6 +29,7 @@ from store.accounts import bot_level_op
 from store.clock import iso
 from store.errors import VersionConflict
 from store.games import execute_op
+from store.handovers import handovers_op
 from store.notifications import channels_op, decided_op
 from store.reads import batches_op, current_op, events_op, last_batch_op, log_op
 from store.records import Batch, meta_decoder
@@ -65,7 +66,7 @@ def game_moved(game_id: str, first_version: int, version: int) -> str:
             ),
             "",
         )
-    levels = {player: _level(context, player) for player in state.players}
+    levels = _levels(context, game_id, state)
     persons = {player for player, level in levels.items() if not level}
     notices = notices_for(state, appended, acted_by, persons)
     if head.version != version:  # the decision passed on already: that turn is over
@@ -73,6 +74,21 @@ def game_moved(game_id: str, first_version: int, version: int) -> str:
     _enqueue(context, game_id, version, notices)
     if head.version != version:
         return "moved on"
+    return _bot_move(context, game_id, state, levels)
+
+
+def handed_over(game_id: str, player_id: str) -> str:
+    """What follows a player handing their seat to a bot (`store.handovers`): the others are
+    told, and the bot plays the seat's decision if it is pending."""
+    context = current()
+    state = context.store.run(current_op(context.path, game_id))
+    levels = _levels(context, game_id, state)
+    told = [
+        Notice(player, state.seat_of(player), "seat.resigned", state.seat_of(player_id))
+        for player, level in levels.items()
+        if not level and player != player_id
+    ]
+    _enqueue(context, game_id, state.version, told)
     return _bot_move(context, game_id, state, levels)
 
 
@@ -95,6 +111,7 @@ def _enqueue(context: WorkerContext, game_id: str, version: int, notices: list[N
         Queue.prepare_data(
             DELIVER,
             args=(n.player_id, game_id, version, n.kind, n.seat),
+            kwargs={"about": n.about} if n.about is not None else None,
             job_id=delivery_id(game_id, version, n),
             retry=DELIVERY_RETRY,
         )
@@ -140,6 +157,13 @@ def _mover(batch: Batch) -> str:
     join starts the game, and is told of their turn like everybody else)."""
     meta = meta_decoder.decode(batch.metadata)
     return meta.player if meta.kind == "commands" else ""
+
+
+def _levels(context: WorkerContext, game_id: str, state: State) -> dict[str, str]:
+    """The bot level that plays each player of the game ("" for a person), seats handed
+    over included."""
+    handed = context.store.run(handovers_op(context.accounts.prefix, game_id))
+    return {player: handed.get(player) or _level(context, player) for player in state.players}
 
 
 def _level(context: WorkerContext, player: str) -> str:

@@ -12,6 +12,7 @@ import os
 import socket
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 import structlog
@@ -24,12 +25,14 @@ from store.accounts import Accounts
 from store.client import EventStore
 from store.games import CommandPath
 from workers.context import WorkerContext, configure
-from workers.dispatcher import Dispatcher
+from workers.dispatcher import Dispatcher, job_id
+from workers.retries import MOVED_RETRY
 from workers.webhook_target import Allowlist
 
 log = structlog.get_logger("patrician.workers")
 
 QUEUE = "patrician"
+HANDED_OVER = "workers.jobs.handed_over"
 MAINTENANCE_SECONDS = 30
 """How often an RQ worker looks for the jobs of dead workers: an abandoned job is retried
 within a minute."""
@@ -64,6 +67,20 @@ def context_for(
         webhook_allow=Allowlist.parse(webhook_allow),
         public_url=public_url.rstrip("/"),
     )
+
+
+def handover_enqueuer(client: Any, prefix: str) -> Callable[[str, str, int], None]:
+    """What the server calls when a player hands their seat to a bot: the job that follows
+    (one per game and seat, so a resignation sent again adds nothing)."""
+    queue = queue_of(client, prefix)
+
+    def enqueue(game_id: str, player_id: str, seat: int) -> None:
+        queue.enqueue(
+            HANDED_OVER, game_id, player_id, job_id=job_id(game_id, seat, "handed"),
+            retry=MOVED_RETRY,
+        )  # fmt: skip
+
+    return enqueue
 
 
 def consumer_name() -> str:

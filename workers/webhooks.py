@@ -54,7 +54,7 @@ class NotDelivered(RuntimeError):
 
 def deliver(
     player_id: str, game_id: str, version: int, kind: str, seat: int | None, *,
-    deferred: bool = False,
+    about: int | None = None, deferred: bool = False,
 ) -> str:  # fmt: skip
     """Send one notification (see the module); what became of it. `deferred`: sent again
     after the player's quiet hours (under the same `webhook-id`)."""
@@ -74,7 +74,7 @@ def deliver(
     later = None if deferred else _after_quiet_hours(channels.quiet_hours, now)
     if later is not None:
         context.queue.enqueue_at(
-            later, deliver, player_id, game_id, version, kind, seat, deferred=True,
+            later, deliver, player_id, game_id, version, kind, seat, about=about, deferred=True,
             job_id=webhook_id + DEFERRED, retry=DELIVERY_RETRY,
         )  # fmt: skip
         return log.write("deferred", f"quiet hours: to be sent at {iso(later)}")
@@ -84,7 +84,8 @@ def deliver(
     if held == "sending":  # another copy is on its way: see later whether it went out
         raise NotDelivered(f"{webhook_id}: another copy is being sent")
     try:
-        return _send(context, log, channels, now, (player_id, game_id, version, kind, seat))
+        what = (player_id, game_id, version, kind, seat, about)
+        return _send(context, log, channels, now, what)
     except BaseException:
         context.store.run(settle_sending_op(context.notifications, webhook_id, sent=False))
         raise
@@ -95,14 +96,14 @@ def _send(
     log: _Log,
     channels: Channels,
     now: datetime,
-    what: tuple[str, str, int, str, int | None],
+    what: tuple[str, str, int, str, int | None, int | None],
 ) -> str:
     """One attempt, the sending claimed; its outcome, or `NotDelivered` to try again."""
-    player_id, game_id, version, kind, seat = what
+    player_id, game_id, version, kind, seat, about = what
     webhook_id = log.attempt.webhook_id
     hook = channels.webhook
     assert hook is not None
-    body = _body(context, Notice(player_id, seat, cast(Kind, kind)), game_id, version)
+    body = _body(context, Notice(player_id, seat, cast(Kind, kind), about), game_id, version)
     headers = {
         "content-type": "application/json",
         "user-agent": USER_AGENT,

@@ -110,7 +110,8 @@ def test_worker_processes_play_the_bot_seats_against_a_real_redis(
         body = {"seats": 3, "bots": [{"level": "greedy"}, {"level": "random"}]}
         game = live_api.ok(live_api.request("POST", "/api/games", player=me, json=body), 201)
         played = _play_against_bots(live_api, me, game, random.Random(3))
-        assert played["longest"] < 2.0
+        logs = "".join((tmp_path / f"w{n}.log").read_text() for n in range(2))
+        assert played["longest"] < 2.0, logs[-3000:]
         _check_record(
             live_api, game["game_id"], {"Greedy bot": "bot:greedy", "Random bot": "bot:random"}
         )

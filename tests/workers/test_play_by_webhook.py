@@ -185,3 +185,44 @@ def test_a_notification_whose_job_runs_twice_is_sent_once(sink: Sink) -> None:
             time.sleep(0.05)
         assert again.return_value() == "sent already"
         assert sum(len(m) for m in sink.received.values()) == total, "nothing sent twice"
+
+
+def test_a_player_who_resigns_hands_the_seat_to_a_bot_and_the_other_is_told(
+    sink: Sink,
+) -> None:
+    app = build_app(Settings(webhook_allow="127.0.0.1", public_url=PUBLIC))
+    with TestClient(app, timeout=30) as client:
+        api = Api(client)
+        ada, bea, cy = (api.create_player(name) for name in ("Ada", "Bea", "Cy"))
+        for player in (ada, bea):
+            _subscribe(api, sink, player)
+        created = api.create_game(ada, 2)
+        game_id = created["game_id"]
+        waiting = api.request("POST", f"/api/games/{game_id}/resign", player=ada)
+        assert waiting.status_code == 409 and waiting.json()["error"] == "game_not_playing"
+        api.join(bea, game_id, created["invite_code"])
+        outsider = api.request("POST", f"/api/games/{game_id}/resign", player=cy)
+        assert outsider.status_code == 403
+        resigned = api.ok(api.request("POST", f"/api/games/{game_id}/resign", player=bea))
+        again = api.ok(api.request("POST", f"/api/games/{game_id}/resign", player=bea))
+        assert again["seat"] == resigned["seat"] and again["level"] == "greedy"
+        rng, handled, deadline = random.Random(3), 0, time.monotonic() + 120
+        told = False
+        while True:
+            assert time.monotonic() < deadline, "the game did not end"
+            messages = sink.wait("/Ada", handled + 1)
+            message = messages[handled]
+            handled += 1
+            if message["type"] == "seat.resigned":
+                assert message["about_seat"] == resigned["seat"]
+                told = True
+            elif message["type"] == "turn.started":
+                _play_turn(api, game_id, ada, rng)
+            elif message["type"] == "game.ended":
+                break
+        assert told, "Ada was told that Bea's seat is a bot's now"
+        record = api.record(game_id)
+        assert all(check.ok for check in audit(json.dumps(record).encode()))
+        mine = [c for c in record["commands"] if c["kind"] == "commands"]
+        assert {c["by"] for c in mine if c["seat"] == resigned["seat"]} == {"bot:greedy"}
+        assert {c["by"] for c in mine if c["seat"] != resigned["seat"]} == {""}
