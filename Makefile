@@ -36,6 +36,7 @@ bench: $(BIN)/.installed
 	$(BIN)/python bench/store.py
 	$(BIN)/python bench/server.py
 	$(BIN)/python bench/bots.py
+	$(BIN)/python bench/workers.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis
