@@ -10,13 +10,12 @@ commands, from what the seat may see (`Seen`) and a seeded generator (`rng`).
 
 from __future__ import annotations
 
-import math
 import random
 from collections.abc import Callable
 from typing import Protocol
 
 from bots.belief import Belief
-from bots.evaluate import Unseen, margin, outlook
+from bots.evaluate import Unseen, margin, standing
 from bots.seen import Seen
 from domain.commands import Command
 from domain.decide import decide
@@ -28,7 +27,6 @@ from domain.state import State
 LEVELS = ("random", "greedy", "ismcts")
 LEAVE = 0.3
 """How much what the face-up cards promise the next seat counts against a position."""
-SOFT = 0.0
 
 
 class Bot(Protocol):
@@ -73,16 +71,9 @@ class Judge:
     def value(self, state: State) -> float:
         hands = list(self.known)
         hands[self.seat] = state.hands[self.seat]
-        points = outlook(state, self.seat, hands, self.unseen)
-        if SOFT > 0:
-            others = [p for b, p in enumerate(points) if b != self.seat]
-            top = max(others)
-            lead = points[self.seat] - top - SOFT * math.log(
-                sum(math.exp((p - top) / SOFT) for p in others)
-            )
-        else:
-            lead = margin(points, self.seat)
-        return lead - LEAVE * self._left(state, hands)
+        return margin(standing(state, hands, self.unseen), self.seat) - LEAVE * self._left(
+            state, hands
+        )
 
     def _left(self, state: State, hands: list[tuple[str, ...]]) -> float:
         """What the face-up cards promise the next seat to play, which takes the card of
