@@ -69,7 +69,7 @@ ERROR_DESCRIPTIONS = {
     403: "Not your seat, not your decision, not your table, or a wrong invite code",
     404: "No such game, player or version",
     409: "A stale expected_version (the body names the current version), a full or closed "
-    "table, or a command_id reused for another request",
+    "table, a command_id reused for another request, or a resignation from a game not in play",
     413: "The body is larger than the limit",
     415: "The body is not application/json",
     422: "Refused by the rules (code, ruling, and the index of the refused command) or an "
