@@ -39,6 +39,10 @@ def test_quiet_hours_need_a_real_time_zone_and_two_different_times(api: Api) -> 
     bad_zone = {"quiet_hours": {"start": "22:00", "end": "07:00", "time_zone": "Mars/Olympus"}}
     answer = api.request("PUT", "/api/me/notifications", player=me, json=bad_zone)
     assert answer.status_code == 422 and answer.json()["field"] == "quiet_hours.time_zone"
+    for name in ("Europe", "../etc/passwd", "Europe/Berlin/", "a\u0000b"):
+        zone = {"quiet_hours": {**bad_zone["quiet_hours"], "time_zone": name}}
+        refused = api.request("PUT", "/api/me/notifications", player=me, json=zone)
+        assert refused.status_code == 422, (name, refused.text)
     same = {"quiet_hours": {"start": "22:00", "end": "22:00", "time_zone": "Europe/Berlin"}}
     assert api.request("PUT", "/api/me/notifications", player=me, json=same).status_code == 422
     bad_time = {"quiet_hours": {"start": "25:00", "end": "07:00", "time_zone": "Europe/Berlin"}}
