@@ -34,6 +34,7 @@ from store.notifications import channels_op, decided_op
 from store.reads import batches_op, current_op, events_op, last_batch_op, log_op
 from store.records import Batch, meta_decoder
 from workers.context import WorkerContext, current
+from workers.dispatcher import job_id
 from workers.retries import DELIVERY_RETRY
 
 DELIVER = "workers.webhooks.deliver"
@@ -94,11 +95,9 @@ def handed_over(game_id: str, player_id: str) -> str:
 
 def delivery_id(game_id: str, version: int, notice: Notice, channel: str = "webhook") -> str:
     """The one id of a notification on a channel: its `webhook-id` too, the same on every
-    attempt and every copy. In the letters RQ allows in an id (a game id's `.` and `_`
-    written `_d` and `__`, so that no two games share one)."""
-    game = game_id.replace("_", "__").replace(".", "_d")
+    attempt and every copy (`<kind>-<version>-<game>-<seat>-<channel>`)."""
     seat = "x" if notice.seat is None else str(notice.seat)
-    return f"{notice.kind.replace('.', '-')}-{version}-{game}-{seat}-{channel}"
+    return f"{job_id(game_id, version, notice.kind.replace('.', '-'))}-{seat}-{channel}"
 
 
 def _enqueue(context: WorkerContext, game_id: str, version: int, notices: list[Notice]) -> None:

@@ -87,14 +87,13 @@ def consumer_name() -> str:
     return f"{socket.gethostname()}-{os.getpid()}"
 
 
-class DispatcherLoop:
-    """The dispatcher in a thread of its own, until `stop` is set."""
+class _Loop:
+    """A dispatcher's loop in a thread of its own, until `stop` is set."""
 
-    def __init__(self, dispatcher: Dispatcher, block_ms: int | None = 1000) -> None:
+    def __init__(self, dispatcher: Dispatcher, name: str) -> None:
         self.dispatcher = dispatcher
-        self.block_ms = block_ms
         self.stopped = threading.Event()
-        self.thread = threading.Thread(target=self._run, name="dispatcher", daemon=True)
+        self.thread = threading.Thread(target=self._run, name=name, daemon=True)
 
     def start(self) -> None:
         self.dispatcher.ensure_groups()
@@ -103,6 +102,17 @@ class DispatcherLoop:
     def stop(self) -> None:
         self.stopped.set()
         self.thread.join(timeout=10)
+
+    def _run(self) -> None:
+        raise NotImplementedError
+
+
+class DispatcherLoop(_Loop):
+    """The dispatcher of a worker process: it blocks on the feeds while nothing happens."""
+
+    def __init__(self, dispatcher: Dispatcher, block_ms: int | None = 1000) -> None:
+        super().__init__(dispatcher, "dispatcher")
+        self.block_ms = block_ms
 
     def _run(self) -> None:
         swept = 0.0
@@ -157,26 +167,15 @@ class _ThreadWorker(SimpleWorker):
         return None
 
 
-class EmbeddedWorkers:
+class EmbeddedWorkers(_Loop):
     """The workers of a server on its embedded store: the dispatcher and the jobs, one after
     the other in one thread of the server's process (the embedded store lives there only)."""
 
     def __init__(self, context: WorkerContext) -> None:
         configure(context)
         self.client, self.queue = context.store.client, context.queue
-        self.dispatcher = Dispatcher(
-            self.client, context.store.keys, self.queue, consumer="embedded"
-        )
-        self.stopped = threading.Event()
-        self.thread = threading.Thread(target=self._run, name="workers", daemon=True)
-
-    def start(self) -> None:
-        self.dispatcher.ensure_groups()
-        self.thread.start()
-
-    def stop(self) -> None:
-        self.stopped.set()
-        self.thread.join(timeout=10)
+        dispatcher = Dispatcher(self.client, context.store.keys, self.queue, consumer="embedded")
+        super().__init__(dispatcher, "workers")
 
     def _run(self) -> None:
         worker = _ThreadWorker([self.queue], connection=self.client, serializer=JSONSerializer)
