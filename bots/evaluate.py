@@ -1,13 +1,15 @@
-"""A static evaluation of a position for every builder: what each has secured, and what the
+"""Static evaluations of a position for every builder: what each has secured, and what the
 towers and the cards it holds promise, in points.
 
-Secured: the score as it would stand if the game ended now (prestige tokens, trade bonus,
-delegates: `domain.scoring.final_scores`), without portraits. Portraits: the sets of the cards
-played and of those in hand (they will be played), a set one card short counting for part of
-one. Towers: for each city not yet scored, each tower's token (the high one for the taller,
-weighed by how likely it stays the taller) shared among its builders by their floors, the
-sharper the fuller the city, since at the end the most floors take it all (R13). The greedy
-bot and the search's cut-off rollouts read positions by this and nothing else.
+`standing` (the search's cut-off rollouts): secured, the score as it would stand if the game
+ended now (prestige tokens, trade bonus, delegates: `domain.scoring.final_scores`), without
+portraits. Portraits: the sets of the cards played and of those in hand (they will be played),
+a set one card short counting for part of one. Towers: for each city not yet scored, each
+tower's token (the high one for the taller, weighed by how likely it stays the taller) shared
+among its builders by their floors, the sharper the fuller the city, since at the end the most
+floors take it all (R13). Cheap, for the many positions a search reads.
+
+The greedy bot reads positions by the dearer `bots.outlook`, with the same `Unseen`.
 """
 
 from __future__ import annotations
@@ -141,3 +143,15 @@ def _normal(z: float) -> float:
 def margin(points: list[float], builder: int) -> float:
     """How far `builder` leads the best of the others (negative: how far it trails)."""
     return points[builder] - max(p for b, p in enumerate(points) if b != builder)
+
+
+def soft_margin(points: list[float], builder: int, softness: float) -> float:
+    """How far `builder` leads a soft maximum of the others (`softness` in points; 0: the
+    best of them, as `margin`): the best of expected scores is less than the expected best
+    of the scores, and a builder close behind the best may well end ahead of it."""
+    others = [p for b, p in enumerate(points) if b != builder]
+    best = max(others)
+    if softness <= 0:
+        return points[builder] - best
+    spread = sum(math.exp((p - best) / softness) for p in others)
+    return points[builder] - best - softness * math.log(spread)

@@ -4,7 +4,8 @@ commands, from what the seat may see (`Seen`) and a seeded generator (`rng`).
 - `random`: each legal command as likely.
 - `greedy`: tries each legal command and finishes its own turn the same way, one decision at a
   time, on one guess of the unseen cards; keeps the command whose end of turn leaves it
-  furthest ahead of the best other builder by the static evaluation (`bots.evaluate`).
+  furthest ahead of the others (the best of them above all) by the greedy evaluation
+  (`bots.outlook.outlook`), less what the face-up cards promise the next seat.
 - `ismcts`: `bots.ismcts.IsmctsBot`.
 """
 
@@ -15,7 +16,8 @@ from collections.abc import Callable
 from typing import Protocol
 
 from bots.belief import Belief
-from bots.evaluate import Unseen, margin, standing
+from bots.evaluate import Unseen, soft_margin
+from bots.outlook import outlook
 from bots.seen import Seen
 from domain.commands import Command
 from domain.decide import decide
@@ -27,6 +29,9 @@ from domain.state import State
 LEVELS = ("random", "greedy", "ismcts")
 LEAVE = 0.3
 """How much what the face-up cards promise the next seat counts against a position."""
+SOFTNESS = 3.0
+"""How closely the greedy bot watches every other builder, not only the best (in points:
+`bots.evaluate.soft_margin`)."""
 
 
 class Bot(Protocol):
@@ -59,9 +64,9 @@ class GreedyBot:
 
 
 class Judge:
-    """The greedy reading of positions for one seat: its margin by the static evaluation,
-    counting of the others' hands only the cards it knows they hold (the others' hands do
-    not change during its turn, and a guess of them would only add noise)."""
+    """The greedy reading of positions for one seat: its soft margin over the others by
+    `outlook`, counting of the others' hands only the cards it knows they hold (the others'
+    hands do not change during its turn, and a guess of them would only add noise)."""
 
     def __init__(self, seat: int, known: list[tuple[str, ...]], unseen: Unseen) -> None:
         self.seat = seat
@@ -71,9 +76,8 @@ class Judge:
     def value(self, state: State) -> float:
         hands = list(self.known)
         hands[self.seat] = state.hands[self.seat]
-        return margin(standing(state, hands, self.unseen), self.seat) - LEAVE * self._left(
-            state, hands
-        )
+        points = outlook(state, self.seat, hands, self.unseen)
+        return soft_margin(points, self.seat, SOFTNESS) - LEAVE * self._left(state, hands)
 
     def _left(self, state: State, hands: list[tuple[str, ...]]) -> float:
         """What the face-up cards promise the next seat to play, which takes the card of
