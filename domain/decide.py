@@ -113,6 +113,11 @@ def decide(state: State, seat: int, command: Command) -> tuple[list[Event], Stat
     return run.events, run.state
 
 
+def turns_up_a_card(events: Sequence[Event]) -> bool:
+    """Whether a command's events turn up a hidden card (R42: a batch ends there)."""
+    return any(type(event) in _REVEALING for event in events)
+
+
 def decide_all(state: State, seat: int, commands: Sequence[Command]) -> tuple[list[Event], State]:
     """Decide a seat's commands one after the other, all of them or none (`CommandRefused`
     names the first refused); the events and the state they lead to.
@@ -124,7 +129,7 @@ def decide_all(state: State, seat: int, commands: Sequence[Command]) -> tuple[li
     events: list[Event] = []
     decided: list[Event] = []
     for index, command in enumerate(commands):
-        if any(type(event) in _REVEALING for event in decided):
+        if turns_up_a_card(decided):
             raise CommandRefused(
                 index,
                 IllegalCommand(

@@ -83,6 +83,30 @@ class PendingView(msgspec.Struct, frozen=True, gc=False):
     city: str | None = None
 
 
+class SeatClock(msgspec.Struct, frozen=True, gc=False):
+    seat: int
+    bank_seconds: float
+    """The seat's bank of extra time (as it stood when its current turn began)."""
+    timeouts: int
+    """Its turns in a row that the clock played (0 once it plays one itself)."""
+
+
+class ClockView(msgspec.Struct, frozen=True, gc=False):
+    """A timed game's clocks at a version (docs/api.md "Clocks"); filled by the server, which
+    alone keeps time: the domain never fills it."""
+
+    per_move_seconds: float
+    max_bank_seconds: float
+    hand_over_after: int
+    running: int | None
+    """The seat whose clock runs (the one to decide), None once the game is over."""
+    turn_started: str | None
+    """When its turn began (UTC, ISO 8601)."""
+    deadline: str | None
+    """When its turn is played for it, if it has not played it (UTC, ISO 8601)."""
+    seats: tuple[SeatClock, ...]
+
+
 class View(msgspec.Struct, frozen=True, gc=False):
     version: int
     phase: Phase
@@ -111,6 +135,8 @@ class View(msgspec.Struct, frozen=True, gc=False):
     invite_code: str | None = None
     """The code that opens the table, for the players at it while it waits (set by the
     server, which alone knows who is asking; the domain never fills it)."""
+    clock: ClockView | None = None
+    """A timed game's clocks (set by the server; None in an untimed game)."""
 
 
 def view(state: State, seat: int | None, *, everything: bool = False) -> View:

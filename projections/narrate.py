@@ -48,6 +48,17 @@ def who(board: Board, seat: int) -> str:
     return "the Architetto" if board.architetto and seat == board.seats else f"seat {seat}"
 
 
+def acted_for(board: Board, seat: int, by: str) -> str | None:
+    """Who acted for a seat, as an append's `by` says (docs/record.md), in words; None for
+    the seat's own player."""
+    kind, _, level = by.partition(":")
+    if kind == "clock":
+        return f"The time of {who(board, seat)} ran out: the {level} bot played its turn."
+    if kind == "bot":
+        return f"The {level} bot played for {who(board, seat)}."
+    return None
+
+
 def card_text(board: Board, card: str) -> str:
     info = board.cards[card]
     parts = [board.cities[info.city], f"{info.crests} crest{'s' if info.crests > 1 else ''}"]

@@ -10,7 +10,7 @@ recipient may see at the version it describes, its words are told from those eve
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Literal
 
 import msgspec
@@ -18,9 +18,12 @@ import msgspec
 from domain.events import Event, GameCancelled, GameEnded, GameStarted
 from domain.state import State
 from domain.view import PendingView, view, visible
-from projections.narrate import narrate
+from projections.narrate import acted_for, narrate
 
-Kind = Literal["game.started", "turn.started", "game.ended", "game.cancelled", "seat.resigned"]
+Kind = Literal[
+    "game.started", "turn.started", "turn.reminder", "turn.timed_out", "game.ended",
+    "game.cancelled", "seat.resigned",
+]  # fmt: skip
 
 
 class Notice(msgspec.Struct, frozen=True):
@@ -58,17 +61,30 @@ class NoticeDocument(msgspec.Struct, frozen=True):
     winners: list[int] | None = None
     about_seat: int | None = None
     """In `seat.resigned`: the seat a bot plays from now on."""
+    deadline: str | None = None
+    """In a timed game, when the turn running is played for its seat if it has not played it
+    (UTC, ISO 8601)."""
 
 
 def notices_for(
-    state: State, appended: Sequence[Event], acted_by: str, persons: set[str]
+    state: State,
+    appended: Sequence[Event],
+    acted_by: str,
+    persons: set[str],
+    *,
+    timed_out: bool = False,
 ) -> list[Notice]:
     """Who is told what after an append of `appended` (the events it added) that brought the
-    game to `state`, made by player `acted_by`. Only `persons` are told (not bots). One
-    notice per turn, not per event: a seat is told its turn started when the decision passes
-    to it from somebody else, never after its own move."""
+    game to `state`, made by player `acted_by` (or, `timed_out`, by the clock for them). Only
+    `persons` are told (not bots). One notice per turn, not per event: a seat is told its turn
+    started when the decision passes to it from somebody else, never after its own move; a
+    seat whose turn the clock played is told so."""
     notices: list[Notice] = []
     seat_of = {player: state.seat_of(player) for player in state.players if player in persons}
+    mine = seat_of.get(acted_by)
+    if timed_out and mine is not None and (state.pending is None or state.pending.seat != mine):
+        # once, when the clock's turn is over (it may take two appends, R42)
+        notices.append(Notice(acted_by, mine, "turn.timed_out"))
     if any(isinstance(e, GameStarted) for e in appended):
         notices += [Notice(p, seat, "game.started") for p, seat in seat_of.items()]
     if any(isinstance(e, GameCancelled) for e in appended):
@@ -93,10 +109,13 @@ def notice(
     head_hash: str,
     since_version: int,
     play_url: str,
+    deadline: str | None = None,
+    acted: Mapping[int, tuple[int, str]] | None = None,
 ) -> NoticeDocument:
     """The document for `notice`, at `state` (the version it describes) with the game's
     events `since` (those after `since_version`, up to the state's version): the ones its
-    seat may see."""
+    seat may see. `acted`: the appends in that range that somebody else made for a seat (a
+    bot, the clock), by their first version: the seat and the append's `by`."""
     over = state.finished
     seen = [
         SeenEvent(version, event)
@@ -104,7 +123,13 @@ def notice(
         if visible(event, notice.seat, over)
     ]
     board = state.board
-    happened = [line for item in seen if (line := narrate(board, item.event)) is not None]
+    acted = acted or {}
+    happened = []
+    for item in seen:
+        if item.version in acted and (told := acted_for(board, *acted[item.version])):
+            happened.append(told)
+        if (line := narrate(board, item.event)) is not None:
+            happened.append(line)
     pending = view(state, notice.seat).pending if state.pending is not None else None
     asked = pending if pending is not None and pending.seat == notice.seat else None
     result = state.result
@@ -122,6 +147,7 @@ def notice(
         play_url=play_url,
         winners=list(result.winners) if result is not None else None,
         about_seat=notice.about,
+        deadline=deadline,
     )
 
 

@@ -7,6 +7,7 @@ Once a game is over every step shows everything (R42): hands, draw pile and hidd
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Sequence
 
 import msgspec
@@ -14,7 +15,7 @@ import msgspec
 from domain.events import Event, log_finished
 from domain.evolve import evolve, fold
 from domain.state import NEW_GAME
-from domain.view import View, view, visible
+from domain.view import ClockView, View, view, visible
 
 
 class ReplayStep(msgspec.Struct, frozen=True, gc=False):
@@ -30,16 +31,32 @@ class Replay(msgspec.Struct, frozen=True, gc=False):
     steps: list[ReplayStep]
 
 
-def replay(events: Sequence[Event], seat: int | None) -> Replay:
-    """Every step of the game whose whole log is `events`, as `seat` may see it."""
+def replay(
+    events: Sequence[Event], seat: int | None, clocks: Sequence[tuple[int, ClockView]] = ()
+) -> Replay:
+    """Every step of the game whose whole log is `events`, as `seat` may see it; in a timed
+    game, each step's view with the clocks as they stood (`clocks`: after each append, with
+    the append's first version, in order)."""
     over = log_finished(events)
     state = NEW_GAME
     steps = []
+    at = -1  # the append of the version
     for version, event in enumerate(events, start=1):
         state = evolve(state, event)
+        while at + 1 < len(clocks) and clocks[at + 1][0] <= version:
+            at += 1
         if visible(event, seat, over):
-            steps.append(ReplayStep(version, event, view(state, seat, everything=over)))
+            shown = view(state, seat, everything=over)
+            if at >= 0:
+                shown = msgspec.structs.replace(shown, clock=clocks[at][1])
+            steps.append(ReplayStep(version, event, shown))
     return Replay(viewer=seat, version=len(events), over=over, steps=steps)
+
+
+def clock_at(clocks: Sequence[tuple[int, ClockView]], version: int) -> ClockView | None:
+    """The clocks after the append that took `version` (None: an untimed game)."""
+    index = bisect.bisect_right([first for first, _ in clocks], version) - 1
+    return clocks[index][1] if index >= 0 else None
 
 
 def view_at(events: Sequence[Event], version: int, seat: int | None) -> View:

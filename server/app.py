@@ -31,6 +31,7 @@ from server.requests import strict_json_body
 from server.routes import ROUTES
 from server.services import build_services
 from store.client import AsyncEventStore
+from store.clock import Clock, system_clock
 from store.errors import StoreUnavailable
 from workers.runner import EmbeddedWorkers, context_for, handover_enqueuer
 
@@ -114,7 +115,9 @@ async def _before_request(request: Request[Any, Any, Any]) -> None:
     await strict_json_body(request)
 
 
-def create_app(settings: Settings | None = None) -> Litestar:
+def create_app(settings: Settings | None = None, *, clock: Clock = system_clock) -> Litestar:
+    """The app; `clock` is the one time of the server and its embedded workers (tests pass
+    a fake one)."""
     settings = settings or Settings()
     client, follow_client, workers_client = _clients(settings)
     store = AsyncEventStore(
@@ -134,6 +137,7 @@ def create_app(settings: Settings | None = None) -> Litestar:
         follow_store=follow_store,
         webhook_allow=settings.webhook_allow,
         enqueue=handover_enqueuer(workers_client, settings.prefix),
+        clock=clock,
     )
 
     embedded: list[EmbeddedWorkers] = []
@@ -155,12 +159,14 @@ def create_app(settings: Settings | None = None) -> Litestar:
                     shards=settings.shards,
                     webhook_allow=settings.webhook_allow,
                     public_url=settings.public_url,
+                    clock=clock,
                 )
             )
             embedded.append(workers)
             workers.start()
             log.warning(
-                "running on an embedded in-process fakeredis, with the workers (bots, webhooks) "
+                "running on an embedded in-process fakeredis, with the workers (bots, webhooks, "
+                "clocks) "
                 "in this process: games live only as long as it; pass --redis-url (or "
                 "REDIS_URL) for a real deployment, and run `patrician worker` beside it"
             )

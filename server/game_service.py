@@ -27,9 +27,10 @@ from domain.events import (
 )
 from domain.setup import check_options
 from domain.state import State
-from domain.view import View, view, visible
+from domain.view import ClockView, View, view, visible
 from projections.record import LoggedEvent, Record, RecordCommand, build_record
-from projections.replay import replay, view_at
+from projections.replay import clock_at, replay, view_at
+from projections.timekeeping import appends, timeline
 from server import models
 from server.accounts import AccountService
 from server.errors import NotFound
@@ -39,6 +40,7 @@ from store.clock import Clock, iso, system_clock
 from store.errors import GameNotFound
 from store.protocol import Op
 from store.records import Batch, meta_decoder
+from store.time_controls import TimeControl, set_time_control, time_control_op
 
 T = TypeVar("T")
 
@@ -67,6 +69,8 @@ class GameService:
         # version never changes (docs/store.md, "Caches").
         self._views: LRUCache[tuple[str, int, int | None, bool], bytes] = LRUCache(16 * cache_size)
         self._replays: LRUCache[tuple[str, int, int | None, bool], bytes] = LRUCache(cache_size)
+        # A game's clock never changes once it is created (None: untimed).
+        self._controls: LRUCache[str, TimeControl | None] = LRUCache(16 * cache_size)
 
     async def run(self, op: Op[T]) -> T:
         return await self.store.run(op)
@@ -83,10 +87,13 @@ class GameService:
         )
         if len(request.bots) >= request.seats:
             raise InvalidOptions("bots", "the creator holds a seat: at most seats - 1 bots")
+        control = _time_control(request.clock)
         game_id = "g" + self.token_bytes(9).hex()
         in_lobby = True
         if request.command_id is not None:  # a retry creates (or finds) the same game
-            options = msgspec.json.encode([request.seats, edition, modules, request.entropy])
+            options = msgspec.json.encode(
+                [request.seats, edition, modules, request.entropy, control]
+            )
             digest = appending.digest(b"create", options)
             claimed = await self.run(
                 accounts.claim_creation_op(
@@ -98,9 +105,11 @@ class GameService:
                 in_lobby = await self._waiting_or_missing(game_id)
         name = await self.players.name_of(player)
         now = self.clock()
-        listings = [accounts.list_game(self.listings, player, game_id, now.timestamp())]
+        beside = [accounts.list_game(self.listings, player, game_id, now.timestamp())]
         if in_lobby:
-            listings.append(accounts.open_game(self.listings, game_id, now.timestamp()))
+            beside.append(accounts.open_game(self.listings, game_id, now.timestamp()))
+        if control is not None:
+            beside.append(set_time_control(self.listings.prefix, game_id, control))
         outcome = await self.run(
             tables.create_op(
                 self.path,
@@ -113,7 +122,7 @@ class GameService:
                 entropy=request.entropy,
                 server_seed=self.token_bytes(32),
                 now=iso(now),
-                listings=listings,
+                beside=beside,
             )
         )
         code = tables.invite_code_of(outcome.state)
@@ -221,8 +230,33 @@ class GameService:
             shown = view(state, seat, everything=state.finished)
             if at_table:  # the players at a waiting table may pass its invite code on
                 shown = msgspec.structs.replace(shown, invite_code=tables.invite_code_of(state))
+            clocks = await self.clocks(game_id, state)
+            if clocks:
+                shown = msgspec.structs.replace(shown, clock=clocks[-1][1])
             encoded = self._views[key] = msgspec.json.encode(shown)
         return encoded
+
+    async def time_control(self, game_id: str) -> TimeControl | None:
+        if game_id in self._controls:
+            return self._controls[game_id]
+        control = await self.run(time_control_op(self.listings.prefix, game_id))
+        self._controls[game_id] = control
+        return control
+
+    async def clocks(self, game_id: str, state: State) -> list[tuple[int, ClockView]]:
+        """A timed game's clocks after each of its appends up to the state's version, each
+        with the first version of its append; none for an untimed game."""
+        control = await self.time_control(game_id)
+        if control is None:
+            return []
+        batches = [
+            b for b in await self.run(reads.batches_op(self.path, game_id))
+            if b.last_version <= state.version
+        ]  # fmt: skip
+        log = appends(batches)
+        deciding = state.pending.seat if state.pending is not None else None
+        views = timeline(control, log, deciding, state.board.seats)
+        return [(append.first_version, clock) for append, clock in zip(log, views, strict=True)]
 
     async def events(self, game_id: str, viewer: str | None, after: int) -> models.EventList:
         state = await self.state(game_id)
@@ -296,8 +330,9 @@ class GameService:
         encoded = self._replays.get(key)
         if encoded is None:
             events = await self._log(game_id)
+            clocks = await self.clocks(game_id, state)
             encoded = self._replays[key] = msgspec.json.encode(
-                replay(events[: state.version], seat)
+                replay(events[: state.version], seat, clocks)
             )
         return encoded
 
@@ -306,7 +341,9 @@ class GameService:
         if not 1 <= version <= state.version:
             raise NotFound(f"version {version} is not in 1..{state.version}")
         events = await self._log(game_id)
-        return view_at(events[: state.version], version, _seat(state, viewer))
+        shown = view_at(events[: state.version], version, _seat(state, viewer))
+        clock = clock_at(await self.clocks(game_id, state), version)
+        return shown if clock is None else msgspec.structs.replace(shown, clock=clock)
 
     async def record(self, game_id: str, viewer: str | None) -> Record:
         state = await self.state(game_id)
@@ -319,6 +356,14 @@ class GameService:
             [_command(b) for b in batches if b.last_version <= state.version],
             _seat(state, viewer),
         )
+
+
+def _time_control(setting: models.ClockSetting | None) -> TimeControl | None:
+    if setting is None:
+        return None
+    if setting.max_bank_hours is not None and setting.max_bank_hours < setting.bank_hours:
+        raise InvalidOptions("clock.max_bank_hours", "a bank may not start above its most")
+    return TimeControl(**msgspec.structs.asdict(setting))
 
 
 def _command(batch: Batch) -> RecordCommand:

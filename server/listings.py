@@ -10,11 +10,13 @@ that its append may still be on its way): an explicit operation, run by the work
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from datetime import datetime
 
 import msgspec
 
 from domain.state import State
+from domain.view import ClockView
 from server import models
 from store import accounts, reads
 from store.client import AsyncEventStore
@@ -22,6 +24,8 @@ from store.clock import Clock, system_clock
 from store.errors import GameNotFound
 from store.games import CommandPath
 
+Clocks = Callable[[str, State], Awaitable[list[tuple[int, ClockView]]]]
+"""A game's clocks after each append (`GameService.clocks`)."""
 LISTING_GRACE_SECONDS = 600.0
 """How long a listing may wait for the game or the seat it was made for."""
 
@@ -41,11 +45,13 @@ class ListingService:
         keys: accounts.Accounts,
         *,
         clock: Clock = system_clock,
+        clocks: Clocks | None = None,
     ) -> None:
         self.store = store
         self.path = path
         self.keys = keys
         self.clock = clock
+        self.clocks = clocks
 
     async def _listed(self, game_id: str) -> State | None:
         """A listed game's state; None for a game listed before a creation that failed."""
@@ -82,6 +88,7 @@ class ListingService:
             pending = state.pending
             since = await self.store.run(reads.last_change_op(self.path, game_id))
             waited = (now - datetime.fromisoformat(since)).total_seconds() if since else None
+            timed = await self.clocks(game_id, state) if self.clocks is not None else []
             mine.append(
                 models.MyGame(
                     game_id=game_id,
@@ -96,9 +103,10 @@ class ListingService:
                     since=since,
                     waited_seconds=waited,
                     result=state.result,
+                    clock=timed[-1][1] if timed else None,
                 )
             )
-        mine.sort(key=lambda g: (not g.your_decision, -(g.waited_seconds or 0.0)))
+        mine.sort(key=_order)
         return mine
 
     def _cutoff(self) -> float:
@@ -130,3 +138,10 @@ class ListingService:
                 await self.store.run(accounts.unlist_game_op(self.keys, player, game_id, cutoff))
                 dropped += 1
         return Repaired(dropped=dropped)
+
+
+def _order(game: models.MyGame) -> tuple[bool, str, float]:
+    """Awaiting the player first; then the soonest deadline (untimed games after timed
+    ones); then the longest waiting."""
+    deadline = game.clock.deadline if game.clock is not None else None
+    return (not game.your_decision, deadline or "~", -(game.waited_seconds or 0.0))

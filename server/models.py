@@ -14,6 +14,7 @@ from domain.commands import Command
 from domain.events import Edition, Event, GameEnded, Module, Step
 from domain.names import MAX_NAME
 from domain.setup import MAX_ENTROPY
+from domain.view import ClockView
 
 Name = Annotated[
     str,
@@ -31,6 +32,9 @@ MAX_COMMANDS = 30
 MAX_INVITE_CODE = 128
 MAX_BOTS = 4
 """Bots in one game: all seats of the largest table but the creator's."""
+MAX_HOURS = 24 * 60
+"""The longest a clock's per-move time or bank may be (60 days)."""
+MAX_REMINDERS = 5
 
 Entropy = Annotated[str, msgspec.Meta(max_length=MAX_ENTROPY)]
 CommandId = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_COMMAND_ID)]
@@ -59,6 +63,10 @@ def limits() -> list[tuple[str, str]]:
         ("`commands` per request", f"1-{MAX_COMMANDS}"),
         ("`invite_code`", f"at most {MAX_INVITE_CODE} characters"),
         ("`bots`", f"at most {MAX_BOTS} (and at most `seats - 1`)"),
+        ("`clock.per_move_hours`", f"above 0, at most {MAX_HOURS} (60 days)"),
+        ("`clock.bank_hours`, `clock.max_bank_hours`", f"0 to {MAX_HOURS}"),
+        ("`clock.hand_over_after`", "1-100"),
+        ("`reminder_hours`", f"at most {MAX_REMINDERS}, each above 0 and at most {MAX_HOURS}"),
         ("a version (`expected_version`, `after`, `Last-Event-ID`)",
          f"a whole number from 0 to {MAX_VERSION} (2^53 - 1)"),
         ("a request body", f"{MAX_BODY // 1024} KiB (413)"),
@@ -103,6 +111,27 @@ class BotSeat(_Request, frozen=True):
     """How the bot plays (docs/bots.md)."""
 
 
+Hours = Annotated[float, msgspec.Meta(gt=0, le=MAX_HOURS)]
+BankHours = Annotated[float, msgspec.Meta(ge=0, le=MAX_HOURS)]
+
+
+class ClockSetting(_Request, frozen=True):
+    """A game's clock (docs/api.md "Clocks")."""
+
+    per_move_hours: Hours
+    """What each turn may take before the bank is drawn on."""
+    bank_hours: BankHours = 0.0
+    """Each seat's bank of extra time at the start."""
+    max_bank_hours: BankHours | None = None
+    """The most a bank may hold (at least `bank_hours`; `bank_hours` when absent): what a
+    turn leaves of `per_move_hours` is banked up to this."""
+    on_timeout: Literal["random", "greedy"] = "greedy"
+    """The bot that plays a turn whose deadline passed (the seat stays the person's)."""
+    hand_over_after: Annotated[int, msgspec.Meta(ge=1, le=100)] = 3
+    """Timeouts in a row after which the bot plays the seat's turns at once (a minute after
+    each begins); the person takes the seat back by playing a turn."""
+
+
 class NewGame(_Request, frozen=True):
     seats: int
     edition: str = "towers"
@@ -114,6 +143,8 @@ class NewGame(_Request, frozen=True):
     bots: Annotated[list[BotSeat], msgspec.Meta(max_length=MAX_BOTS)] = []
     """Seats taken at once by bots (at most seats - 1: the creator holds one); the workers
     play them, within a second of each of their decisions."""
+    clock: ClockSetting | None = None
+    """A deadline for every turn (absent: untimed)."""
 
 
 class CreatedGame(msgspec.Struct, frozen=True):
@@ -208,6 +239,8 @@ class MyGame(msgspec.Struct, frozen=True):
     """When the game started waiting for its current decision (UTC, ISO 8601)."""
     waited_seconds: float | None
     result: GameEnded | None = None
+    clock: ClockView | None = None
+    """A timed game's clocks: whose runs, its deadline, every seat's bank."""
 
 
 MAX_URL = 2048
@@ -229,9 +262,15 @@ class QuietHoursSetting(_Request, frozen=True):
     """An IANA time zone name."""
 
 
+Reminders = Annotated[list[Hours], msgspec.Meta(max_length=MAX_REMINDERS)]
+
+
 class NotificationSettings(_Request, frozen=True):
     webhook: WebhookSetting | None = None
     quiet_hours: QuietHoursSetting | None = None
+    reminder_hours: Reminders = msgspec.field(default_factory=lambda: [24.0, 1.0])
+    """In a timed game, how long before your turn's deadline you are reminded (each at most
+    once a turn; none that would come before the turn begins)."""
 
 
 class WebhookInfo(msgspec.Struct, frozen=True):
@@ -251,6 +290,7 @@ class QuietHoursInfo(msgspec.Struct, frozen=True):
 class Notifications(msgspec.Struct, frozen=True):
     webhook: WebhookInfo | None
     quiet_hours: QuietHoursInfo | None
+    reminder_hours: list[float]
 
 
 class ErrorBody(msgspec.Struct, frozen=True, omit_defaults=True):

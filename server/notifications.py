@@ -64,7 +64,8 @@ class NotificationService:
             else:
                 shown = "whsec_" + base64.b64encode(self.token_bytes(24)).decode()
                 webhook = Webhook(url, shown)
-        channels = Channels(webhook, _quiet_hours(request.quiet_hours))
+        reminders = tuple(sorted(set(request.reminder_hours), reverse=True))
+        channels = Channels(webhook, _quiet_hours(request.quiet_hours), reminders)
         await self.store.run(set_channels_op(self.keys, player, channels))
         await self.store.run(failures_op(self.keys, player, reset=True))
         return _info(channels, shown)
@@ -101,4 +102,5 @@ def _info(channels: Channels, secret: str | None) -> models.Notifications:
         quiet_hours=None
         if quiet is None
         else models.QuietHoursInfo(quiet.start, quiet.end, quiet.time_zone),
+        reminder_hours=list(channels.reminder_hours),
     )

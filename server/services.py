@@ -52,7 +52,7 @@ def build_services(
         store, NotificationKeys(keys), allow=Allowlist.parse(webhook_allow)
     )
     handovers = HandoverService(store, path, prefix, enqueue or _no_workers)
-    listings = ListingService(store, path, keys, clock=clock)
+    listings = ListingService(store, path, keys, clock=clock, clocks=games.clocks)
     return Services(accounts, games, listings, notifications, handovers)
 
 

@@ -39,6 +39,8 @@ class QuietHours(msgspec.Struct, frozen=True):
 class Channels(msgspec.Struct, frozen=True):
     webhook: Webhook | None = None
     quiet_hours: QuietHours | None = None
+    reminder_hours: tuple[float, ...] = (24.0, 1.0)
+    """How long before a turn's deadline the player is reminded, the earliest first."""
 
 
 Status = Literal["delivered", "failed", "refused", "deferred", "disabled"]

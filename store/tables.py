@@ -43,15 +43,16 @@ def create_op(
     entropy: str,
     server_seed: bytes,
     now: str,
-    listings: Sequence[Call] = (),
+    beside: Sequence[Call] = (),
 ) -> Op[Outcome]:
     """Create a game with its creator in the first seat; raises `InvalidOptions`. Creating
     it again (the same id: a retried request) answers the first creation.
 
-    `listings` are the writes that list the game (the lobby, the creator's games). They are
-    made after every check and before the append: should the append fail or the process die
-    in between, a listed game that does not exist is skipped by its readers, whereas listing
-    after the append could leave a game in no list at all."""
+    `beside` are the writes kept beside the game's log: its listings (the lobby, the
+    creator's games) and its clock. They are made after every check and before the append:
+    should the append fail or the process die in between, a listed game that does not exist
+    is skipped by its readers, whereas listing after the append could leave a game in no list
+    at all (and whoever sees the game sees its clock)."""
     check_game_id(game_id)
     events = create_game(
         edition=edition,
@@ -63,7 +64,7 @@ def create_op(
         entropy=entropy,
         name=name,
     )
-    yield from _each(listings)
+    yield from _each(beside)
     try:
         return (
             yield from append_op(

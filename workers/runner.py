@@ -23,8 +23,10 @@ from rq.timeouts import TimerDeathPenalty
 from domain.gamedata import GameData
 from store.accounts import Accounts
 from store.client import EventStore
+from store.clock import Clock, system_clock
 from store.games import CommandPath
 from workers.context import WorkerContext, configure
+from workers.deadlines import fire_due
 from workers.dispatcher import Dispatcher, job_id
 from workers.retries import MOVED_RETRY
 from workers.webhook_target import Allowlist
@@ -40,6 +42,8 @@ IDLE_SECONDS = 0.1
 """How long the embedded workers wait when nothing happened (a bot's turn comes that late)."""
 RETRY_SECONDS = 1.0
 """How often the embedded workers look for jobs whose retry is due, when nothing happened."""
+TIMER_SECONDS = 1.0
+"""How often the timers due are fired (a deadline is met that late, at most)."""
 SWEEP_SECONDS = 5.0
 """How often a dispatcher takes over the notices of dead dispatchers and trims the feeds."""
 
@@ -57,6 +61,7 @@ def context_for(
     shards: int,
     webhook_allow: str = "",
     public_url: str = "http://127.0.0.1:8000",
+    clock: Clock = system_clock,
 ) -> WorkerContext:
     store = EventStore(client, prefix=prefix, shards=shards)
     return WorkerContext(
@@ -66,6 +71,7 @@ def context_for(
         queue_of(client, prefix),
         webhook_allow=Allowlist.parse(webhook_allow),
         public_url=public_url.rstrip("/"),
+        clock=clock,
     )
 
 
@@ -88,15 +94,13 @@ def consumer_name() -> str:
 
 
 class _Loop:
-    """A dispatcher's loop in a thread of its own, until `stop` is set."""
+    """A loop of the workers in a thread of its own, until `stop` is set."""
 
-    def __init__(self, dispatcher: Dispatcher, name: str) -> None:
-        self.dispatcher = dispatcher
+    def __init__(self, name: str) -> None:
         self.stopped = threading.Event()
         self.thread = threading.Thread(target=self._run, name=name, daemon=True)
 
     def start(self) -> None:
-        self.dispatcher.ensure_groups()
         self.thread.start()
 
     def stop(self) -> None:
@@ -111,8 +115,13 @@ class DispatcherLoop(_Loop):
     """The dispatcher of a worker process: it blocks on the feeds while nothing happens."""
 
     def __init__(self, dispatcher: Dispatcher, block_ms: int | None = 1000) -> None:
-        super().__init__(dispatcher, "dispatcher")
+        super().__init__("dispatcher")
+        self.dispatcher = dispatcher
         self.block_ms = block_ms
+
+    def start(self) -> None:
+        self.dispatcher.ensure_groups()
+        super().start()
 
     def _run(self) -> None:
         swept = 0.0
@@ -128,12 +137,32 @@ class DispatcherLoop(_Loop):
                 self.stopped.wait(1.0)
 
 
+class TimerLoop(_Loop):
+    """The timers of timed games (`workers.deadlines`): those due fired about once a second.
+    Every worker process runs one; a timer two of them fire at once runs a job that acts
+    once."""
+
+    def __init__(self, context: WorkerContext) -> None:
+        super().__init__("timers")
+        self.context = context
+
+    def _run(self) -> None:
+        while not self.stopped.wait(TIMER_SECONDS):
+            try:
+                fire_due(self.context)
+            except Exception:
+                log.exception("the timers failed a step; they go on")
+
+
 def run_worker(context: WorkerContext) -> None:
-    """`patrician worker`: a dispatcher and an RQ worker against one Redis, until stopped."""
+    """`patrician worker`: a dispatcher, the timers and an RQ worker against one Redis, until
+    stopped."""
     configure(context)
     client, queue = context.store.client, context.queue
     loop = DispatcherLoop(Dispatcher(client, context.store.keys, queue, consumer=consumer_name()))
+    timers = TimerLoop(context)
     loop.start()
+    timers.start()
     try:
         # Jobs run in this process (RQ's SimpleWorker), not in a work horse forked per job:
         # a fork costs more than a bot's move or a delivery, and at 200 moves a second the
@@ -146,6 +175,7 @@ def run_worker(context: WorkerContext) -> None:
             maintenance_interval=MAINTENANCE_SECONDS,
         ).work(with_scheduler=True)
     finally:
+        timers.stop()
         loop.stop()
 
 
@@ -173,16 +203,26 @@ class EmbeddedWorkers(_Loop):
 
     def __init__(self, context: WorkerContext) -> None:
         configure(context)
+        super().__init__("workers")
+        self.context = context
         self.client, self.queue = context.store.client, context.queue
-        dispatcher = Dispatcher(self.client, context.store.keys, self.queue, consumer="embedded")
-        super().__init__(dispatcher, "workers")
+        self.dispatcher = Dispatcher(
+            self.client, context.store.keys, self.queue, consumer="embedded"
+        )
+
+    def start(self) -> None:
+        self.dispatcher.ensure_groups()
+        super().start()
 
     def _run(self) -> None:
         worker = _ThreadWorker([self.queue], connection=self.client, serializer=JSONSerializer)
-        trimmed = worked = time.monotonic()
+        trimmed = worked = timed = time.monotonic()
         while not self.stopped.is_set():
             try:
                 handled = self.dispatcher.step(None)  # the embedded store does not block
+                if time.monotonic() - timed > TIMER_SECONDS:
+                    handled += fire_due(self.context)
+                    timed = time.monotonic()
                 if handled or time.monotonic() - worked > RETRY_SECONDS:
                     # with the scheduler: the jobs whose retry is due are queued again first
                     worker.work(burst=True, with_scheduler=True, logging_level="WARNING")

@@ -21,6 +21,7 @@ from standardwebhooks.webhooks import Webhook as Signer
 
 from domain.events import event_decoder
 from domain.evolve import fold
+from domain.state import State
 from projections.notices import Kind, Notice, encode, notice
 from store.clock import iso
 from store.notifications import (
@@ -36,8 +37,10 @@ from store.notifications import (
     set_channels_op,
     settle_sending_op,
 )
-from store.reads import current_op, hash_at_op, log_op, read_op
+from store.reads import batches_op, current_op, hash_at_op, log_op, read_op
+from store.records import meta_decoder
 from workers.context import WorkerContext, current
+from workers.deadlines import clock_of
 from workers.retries import DELIVERY_RETRY
 from workers.webhook_target import DeliveryFailed, TargetRefused, post
 
@@ -168,8 +171,29 @@ def _body(context: WorkerContext, target: Notice, game_id: str, version: int) ->
         head_hash=stored[-1].hash if stored else run(hash_at_op(context.path, game_id, version)),
         since_version=since,
         play_url=f"{context.public_url}/games/{game_id}",
+        deadline=_deadline(context, game_id, state, target.seat),
+        acted=_acted(context, game_id, since, version),
     )
     return encode(document)
+
+
+def _acted(
+    context: WorkerContext, game_id: str, since: int, version: int
+) -> dict[int, tuple[int, str]]:
+    """The appends after `since` up to `version` that a bot or the clock made for a seat."""
+    acted = {}
+    for batch in context.store.run(batches_op(context.path, game_id)):
+        if since < batch.first_version <= version:
+            meta = meta_decoder.decode(batch.metadata)
+            if meta.by and meta.seat is not None:
+                acted[batch.first_version] = (meta.seat, meta.by)
+    return acted
+
+
+def _deadline(context: WorkerContext, game_id: str, state: State, seat: int | None) -> str | None:
+    """In a timed game, the deadline of the recipient's turn, if it is theirs now."""
+    clock = clock_of(context, game_id, state)
+    return clock.deadline if clock is not None and clock.running == seat else None
 
 
 def _failed(context: WorkerContext, player_id: str, channels: Channels, detail: str) -> bool:
@@ -179,9 +203,7 @@ def _failed(context: WorkerContext, player_id: str, channels: Channels, detail: 
     if failures < DISABLE_AFTER or hook is None:
         return False
     reason = f"turned off after {failures} failed attempts in a row (last: {detail})"
-    off = Channels(
-        webhook=type(hook)(hook.url, hook.secret, reason), quiet_hours=channels.quiet_hours
-    )
+    off = msgspec.structs.replace(channels, webhook=type(hook)(hook.url, hook.secret, reason))
     context.store.run(set_channels_op(context.notifications, player_id, off))
     return True
 

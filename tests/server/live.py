@@ -19,6 +19,7 @@ import redis
 from litestar import Litestar
 
 from server.app import Settings, create_app
+from store.clock import Clock, system_clock
 from tests.processes import Started, free_port, stop_process
 
 REDIS_URL = os.environ.get("PATRICIAN_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
@@ -28,9 +29,9 @@ def unique_prefix(kind: str = "srv") -> str:
     return f"test-{kind}-{uuid.uuid4().hex[:12]}"
 
 
-def build_app(settings: Settings | None = None) -> Litestar:
+def build_app(settings: Settings | None = None, clock: Clock = system_clock) -> Litestar:
     """The app of `create_app` (the embedded store unless `settings` say otherwise)."""
-    return create_app(settings or Settings())
+    return create_app(settings or Settings(), clock=clock)
 
 
 def redis_client(url: str = REDIS_URL) -> redis.Redis:

@@ -49,7 +49,7 @@ def test_quiet_hours_need_a_real_time_zone_and_two_different_times(api: Api) -> 
     assert api.request("PUT", "/api/me/notifications", player=me, json=bad_time).status_code == 400
     good = {"quiet_hours": {"start": "22:00", "end": "07:00", "time_zone": "Europe/Berlin"}}
     body = api.ok(api.request("PUT", "/api/me/notifications", player=me, json=good))
-    assert body == {"webhook": None, "quiet_hours": good["quiet_hours"]}
+    assert body == {"webhook": None, "quiet_hours": good["quiet_hours"], "reminder_hours": [24, 1]}
 
 
 def test_the_settings_are_the_callers_own_and_need_a_token(api: Api) -> None:
@@ -65,3 +65,22 @@ def test_the_settings_are_the_callers_own_and_need_a_token(api: Api) -> None:
 def test_the_settings_address_says_it_takes_get_and_put(api: Api) -> None:
     answer = api.request("OPTIONS", "/api/me/notifications")
     assert answer.status_code == 204 and answer.headers["allow"] == "GET, OPTIONS, PUT"
+
+
+def test_reminder_hours_are_kept_once_each_the_earliest_first_and_bad_ones_refused(
+    api: Api,
+) -> None:
+    me = api.create_player("Ada")
+    chosen = {"reminder_hours": [1, 12, 1, 0.5]}
+    body = api.ok(api.request("PUT", "/api/me/notifications", player=me, json=chosen))
+    assert body["reminder_hours"] == [12, 1, 0.5]
+    assert api.ok(api.request("GET", "/api/me/notifications", player=me)) == body
+    for bad in ([0], [-1], [24 * 61], [1, 2, 3, 4, 5, 6], ["soon"]):
+        answer = api.request(
+            "PUT", "/api/me/notifications", player=me, json={"reminder_hours": bad}
+        )
+        assert answer.status_code == 400 and "reminder_hours" in answer.text, answer.text
+    none = api.ok(
+        api.request("PUT", "/api/me/notifications", player=me, json={"reminder_hours": []})
+    )
+    assert none["reminder_hours"] == []

@@ -4,10 +4,12 @@ arrived, per path (one path per player)."""
 
 from __future__ import annotations
 
+import hmac
 import json
 import threading
 import time
 from collections import defaultdict
+from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -15,8 +17,11 @@ from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
 
 class Sink:
-    def __init__(self, status: int = 200) -> None:
+    def __init__(self, status: int = 200, *, check_time: bool = True) -> None:
+        """`check_time`: whether a timestamp must be near the real time (as Standard
+        Webhooks asks); not under a test's fake clock, whose time leaps."""
         self.status = status
+        self.check_time = check_time
         self.secrets: dict[str, str] = {}
         self.received: dict[str, list[dict[str, Any]]] = defaultdict(list)
         self.ids: dict[str, list[str]] = defaultdict(list)
@@ -56,7 +61,10 @@ class Sink:
         try:
             if secret is None:
                 raise WebhookVerificationError("no secret for this path")
-            Webhook(secret).verify(body, lowered)
+            if self.check_time:
+                Webhook(secret).verify(body, lowered)
+            else:
+                self._verify_signature(secret, body, lowered)
         except WebhookVerificationError:
             self.bad_signatures += 1
             return
@@ -65,6 +73,15 @@ class Sink:
             self.ids[path].append(lowered["webhook-id"])
             self.arrived[path].append(time.monotonic())
             self.changed.notify_all()
+
+    @staticmethod
+    def _verify_signature(secret: str, body: bytes, headers: dict[str, str]) -> None:
+        """What `Webhook.verify` checks but the timestamp's distance from the real time."""
+        moment = datetime.fromtimestamp(int(headers["webhook-timestamp"]), UTC)
+        expected = Webhook(secret).sign(headers["webhook-id"], moment, body.decode())
+        given = headers["webhook-signature"].split(" ")
+        if not any(hmac.compare_digest(expected, sig) for sig in given):
+            raise WebhookVerificationError("no matching signature")
 
     def wait(self, path: str, count: int, timeout: float = 20.0) -> list[dict[str, Any]]:
         """The first `count` messages of `path`, once they have arrived."""

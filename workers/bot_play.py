@@ -1,0 +1,78 @@
+"""Who plays each seat, and a bot playing one: through the command path, as that seat, with
+the version it decided on and a command id of its own per version, so that a job run twice
+plays once (the second is the first one's duplicate) and a job that meets a game that moved
+on does nothing."""
+
+from __future__ import annotations
+
+import random
+
+from bots.levels import make
+from bots.seen import seen_by
+from domain.commands import Command
+from domain.decide import decide, turns_up_a_card
+from domain.state import State
+from store.accounts import bot_level_op
+from store.clock import iso
+from store.errors import VersionConflict
+from store.games import execute_op
+from store.handovers import handovers_op
+from store.reads import log_op
+from workers.context import WorkerContext
+
+
+def levels_of(context: WorkerContext, game_id: str, state: State) -> dict[str, str]:
+    """The bot level that plays each player of the game ("" for a person), seats handed
+    over included."""
+    handed = context.store.run(handovers_op(context.accounts.prefix, game_id))
+    return {player: handed.get(player) or _level(context, player) for player in state.players}
+
+
+def _level(context: WorkerContext, player: str) -> str:
+    level = context.levels.get(player)
+    if level is None:
+        level = context.levels[player] = context.store.run(bot_level_op(context.accounts, player))
+    return level
+
+
+def play_for(
+    context: WorkerContext, game_id: str, state: State, level: str, *, by: str, whole_turn: bool
+) -> str:
+    """The bot of `level` plays the decision pending at `state` (the game's head), or with
+    `whole_turn` every decision of that seat until another seat's comes, in one append (up
+    to a hidden card turned up, where an append ends, R42: the rest follows in the next);
+    "played", or "moved on" when somebody got in first."""
+    pending = state.pending
+    assert pending is not None
+    seat, player = pending.seat, state.players[state.seat_players[pending.seat]]
+    log = [event for _v, event, _d, _h in context.store.run(log_op(context.path, game_id))]
+    log = log[: state.version]
+    bot = make(level, **context.bot_options.get(level, {}))
+    commands: list[Command] = []
+    deciding: State | None = state
+    while deciding is not None and deciding.pending is not None:
+        if deciding.pending.seat != seat or (commands and not whole_turn):
+            break
+        rng = random.Random(f"{game_id}:{deciding.version}")
+        command = bot.choose(seen_by(deciding, log, seat), rng)
+        events, deciding = decide(deciding, seat, command)
+        log += events
+        commands.append(command)
+        if turns_up_a_card(events):
+            break
+    try:
+        context.store.run(
+            execute_op(
+                context.path,
+                game_id,
+                player=player,
+                expected_version=state.version,
+                command_id=f"{by.partition(':')[0]}:{state.version}",
+                commands=commands,
+                now=iso(context.clock()),
+                by=by,
+            )
+        )
+    except VersionConflict:  # somebody got in first: the newer append has its own job
+        return "moved on"
+    return "played"

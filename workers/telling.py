@@ -1,0 +1,49 @@
+"""Telling players: one delivery job per notice whose recipient has a webhook on, under the one
+id of that notification (its `webhook-id` too). Shared by every job that tells anybody
+anything: an append's follow-up, a resignation, a reminder."""
+
+from __future__ import annotations
+
+from rq import Queue
+
+from projections.notices import Notice
+from store.notifications import channels_op
+from workers.context import WorkerContext
+from workers.dispatcher import job_id
+from workers.retries import DELIVERY_RETRY
+
+DELIVER = "workers.webhooks.deliver"
+
+
+def delivery_id(
+    game_id: str, version: int, notice: Notice, channel: str = "webhook", detail: str = ""
+) -> str:
+    """The one id of a notification on a channel: its `webhook-id` too, the same on every
+    attempt and every copy (`<kind>-<version>-<game>-<seat>[-<detail>]-<channel>`; `detail`
+    tells apart two notifications of one kind at one version, such as two reminders)."""
+    seat = "x" if notice.seat is None else str(notice.seat)
+    middle = f"{seat}-{detail}" if detail else seat
+    return f"{job_id(game_id, version, notice.kind.replace('.', '-'))}-{middle}-{channel}"
+
+
+def enqueue_notices(
+    context: WorkerContext, game_id: str, version: int, notices: list[Notice], detail: str = ""
+) -> None:
+    """One delivery job per notice whose recipient has a webhook on."""
+    hooks = {
+        player: context.store.run(channels_op(context.notifications, player)).webhook
+        for player in {n.player_id for n in notices}
+    }
+    jobs = [
+        Queue.prepare_data(
+            DELIVER,
+            args=(n.player_id, game_id, version, n.kind, n.seat),
+            kwargs={"about": n.about} if n.about is not None else None,
+            job_id=delivery_id(game_id, version, n, detail=detail),
+            retry=DELIVERY_RETRY,
+        )
+        for n in notices
+        if (hook := hooks[n.player_id]) is not None and not hook.disabled
+    ]
+    if jobs:
+        context.queue.enqueue_many(jobs)
