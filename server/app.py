@@ -33,7 +33,13 @@ from server.services import build_services
 from store.client import AsyncEventStore
 from store.clock import Clock, system_clock
 from store.errors import StoreUnavailable
-from workers.runner import EmbeddedWorkers, context_for, handover_enqueuer
+from workers.runner import (
+    EmbeddedWorkers,
+    WorkerSettings,
+    confirmation_enqueuer,
+    context_for,
+    handover_enqueuer,
+)
 
 log = structlog.get_logger("patrician")
 
@@ -55,6 +61,13 @@ class Settings(msgspec.Struct, frozen=True):
     """Networks webhooks may reach despite the SSRF rules (`PATRICIAN_WEBHOOK_ALLOW`)."""
     public_url: str = "http://127.0.0.1:8000"
     """Where players reach the server (`PATRICIAN_PUBLIC_URL`): the links sent to them."""
+    smtp_url: str = "smtp://127.0.0.1:25"
+    """The SMTP server of the e-mails (`PATRICIAN_SMTP_URL`, docs/notifications.md)."""
+    mail_from: str = "Patrician <patrician@localhost>"
+    """Their sender (`PATRICIAN_MAIL_FROM`)."""
+    mail_grace_seconds: float = 120.0
+    """How long a turn's e-mail waits, dropped if the player plays meanwhile
+    (`PATRICIAN_MAIL_GRACE_SECONDS`)."""
 
     @classmethod
     def from_environment(cls) -> Settings:
@@ -68,7 +81,18 @@ class Settings(msgspec.Struct, frozen=True):
             gather_seconds=float(env.get("PATRICIAN_GATHER_SECONDS", "0.001")),
             webhook_allow=env.get("PATRICIAN_WEBHOOK_ALLOW", ""),
             public_url=env.get("PATRICIAN_PUBLIC_URL", "http://127.0.0.1:8000"),
+            smtp_url=env.get("PATRICIAN_SMTP_URL", "smtp://127.0.0.1:25"),
+            mail_from=env.get("PATRICIAN_MAIL_FROM", "Patrician <patrician@localhost>"),
+            mail_grace_seconds=float(env.get("PATRICIAN_MAIL_GRACE_SECONDS", "120")),
         )
+
+    def workers(self) -> WorkerSettings:
+        """What the workers take of these settings."""
+        return WorkerSettings(
+            prefix=self.prefix, shards=self.shards, webhook_allow=self.webhook_allow,
+            public_url=self.public_url, smtp_url=self.smtp_url, mail_from=self.mail_from,
+            mail_grace_seconds=self.mail_grace_seconds,
+        )  # fmt: skip
 
 
 def _clients(settings: Settings) -> tuple[Any, Any, Any]:
@@ -137,6 +161,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock = system_clock)
         follow_store=follow_store,
         webhook_allow=settings.webhook_allow,
         enqueue=handover_enqueuer(workers_client, settings.prefix),
+        confirm_email=confirmation_enqueuer(workers_client, settings.prefix),
         clock=clock,
     )
 
@@ -151,17 +176,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock = system_clock)
         if settings.redis_url is None and not settings.embedded_workers:
             log.warning("running on an embedded in-process fakeredis, without workers")
         elif settings.redis_url is None:
-            workers = EmbeddedWorkers(
-                context_for(
-                    workers_client,
-                    data,
-                    prefix=settings.prefix,
-                    shards=settings.shards,
-                    webhook_allow=settings.webhook_allow,
-                    public_url=settings.public_url,
-                    clock=clock,
-                )
-            )
+            workers = EmbeddedWorkers(context_for(workers_client, data, settings.workers(), clock))
             embedded.append(workers)
             workers.start()
             log.warning(

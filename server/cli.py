@@ -260,23 +260,17 @@ def serve_command(
 )
 @_card_file
 def worker_command(redis_url: str, card_file: Path | None) -> None:
-    """Run the workers against a Redis: the outbox dispatcher and an RQ worker (bot seats,
-    webhooks; PATRICIAN_WEBHOOK_ALLOW, PATRICIAN_PUBLIC_URL: docs/workers.md).
+    """Run the workers against a Redis: the outbox dispatcher, the timers and an RQ worker
+    (bot seats, clocks, webhooks, e-mail; the PATRICIAN_ settings of docs/workers.md).
     Any number of them behave as one. (`patrician serve` without a Redis runs its own.)"""
-    import os
-
     import redis
 
+    from server.app import Settings
     from workers.runner import context_for, run_worker
 
-    env = os.environ
+    settings = Settings.from_environment()
     context = context_for(
-        redis.Redis.from_url(redis_url),
-        load_game_data(card_file),
-        prefix=env.get("PATRICIAN_PREFIX", "patrician"),
-        shards=int(env.get("PATRICIAN_SHARDS", "16")),
-        webhook_allow=env.get("PATRICIAN_WEBHOOK_ALLOW", ""),
-        public_url=env.get("PATRICIAN_PUBLIC_URL", "http://127.0.0.1:8000"),
+        redis.Redis.from_url(redis_url), load_game_data(card_file), settings.workers()
     )
     run_worker(context)
 

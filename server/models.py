@@ -262,11 +262,17 @@ class QuietHoursSetting(_Request, frozen=True):
     """An IANA time zone name."""
 
 
+class EmailSetting(_Request, frozen=True):
+    address: Annotated[str, msgspec.Meta(min_length=3, max_length=254)]
+    """Sent nothing but a confirmation link until you follow it."""
+
+
 Reminders = Annotated[list[Hours], msgspec.Meta(max_length=MAX_REMINDERS)]
 
 
 class NotificationSettings(_Request, frozen=True):
     webhook: WebhookSetting | None = None
+    email: EmailSetting | None = None
     quiet_hours: QuietHoursSetting | None = None
     reminder_hours: Reminders = msgspec.field(default_factory=lambda: [24.0, 1.0])
     """In a timed game, how long before your turn's deadline you are reminded (each at most
@@ -287,10 +293,17 @@ class QuietHoursInfo(msgspec.Struct, frozen=True):
     time_zone: str
 
 
+class EmailInfo(msgspec.Struct, frozen=True):
+    address: str
+    confirmed: bool
+    """Whether you followed the confirmation link sent to it (nothing else is sent before)."""
+
+
 class Notifications(msgspec.Struct, frozen=True):
     webhook: WebhookInfo | None
     quiet_hours: QuietHoursInfo | None
     reminder_hours: list[float]
+    email: EmailInfo | None = None
 
 
 class ErrorBody(msgspec.Struct, frozen=True, omit_defaults=True):

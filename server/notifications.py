@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import re
 import secrets
 from collections.abc import Callable
 from functools import cache
 from zoneinfo import available_timezones
+
+import msgspec
 
 from server import models
 from server.errors import InvalidSetting
@@ -21,6 +24,7 @@ from store.client import AsyncEventStore
 from store.notifications import (
     Channels,
     Delivery,
+    Email,
     NotificationKeys,
     QuietHours,
     Webhook,
@@ -28,6 +32,8 @@ from store.notifications import (
     deliveries_op,
     failures_op,
     set_channels_op,
+    take_confirmation_op,
+    unsubscriber_op,
 )
 from workers.webhook_target import Allowlist, TargetRefused, check_url
 
@@ -39,11 +45,14 @@ class NotificationService:
         keys: NotificationKeys,
         *,
         allow: Allowlist,
+        confirm: Callable[[str, str], None],
         token_bytes: Callable[[int], bytes] = secrets.token_bytes,
     ) -> None:
         self.store = store
         self.keys = keys
         self.allow = allow
+        self.confirm = confirm
+        """Enqueues the e-mail that asks a player to confirm an address."""
         self.token_bytes = token_bytes
 
     async def get(self, player: str) -> models.Notifications:
@@ -64,14 +73,69 @@ class NotificationService:
             else:
                 shown = "whsec_" + base64.b64encode(self.token_bytes(24)).decode()
                 webhook = Webhook(url, shown)
+        email, confirm = None, False
+        if request.email is not None:
+            address = check_address(request.email.address)
+            if before.email is not None and before.email.address == address:
+                email = before.email
+            else:
+                email, confirm = Email(address), True
         reminders = tuple(sorted(set(request.reminder_hours), reverse=True))
-        channels = Channels(webhook, _quiet_hours(request.quiet_hours), reminders)
+        channels = Channels(webhook, _quiet_hours(request.quiet_hours), reminders, email)
         await self.store.run(set_channels_op(self.keys, player, channels))
         await self.store.run(failures_op(self.keys, player, reset=True))
+        if confirm and email is not None:
+            await asyncio.to_thread(self.confirm, player, email.address)
         return _info(channels, shown)
+
+    async def confirm_address(self, token: str) -> bool:
+        """Follow a confirmation link: its address is confirmed (False: no such link)."""
+        found = await self.store.run(take_confirmation_op(self.keys, token))
+        if found is None:
+            return False
+        player, address = found
+        channels = await self.store.run(channels_op(self.keys, player))
+        if channels.email is None or channels.email.address != address:
+            return False  # the player has set another address since
+        confirmed = msgspec.structs.replace(channels.email, confirmed=True)
+        await self.store.run(
+            set_channels_op(self.keys, player, msgspec.structs.replace(channels, email=confirmed))
+        )
+        return True
+
+    async def unsubscribe(self, token: str) -> bool:
+        """Follow an unsubscribe link: no more e-mails (False: no such link)."""
+        player = await self.store.run(unsubscriber_op(self.keys, token))
+        if player is None:
+            return False
+        channels = await self.store.run(channels_op(self.keys, player))
+        if channels.email is not None and channels.email.unsubscribe == token:
+            off = msgspec.structs.replace(channels, email=None)
+            await self.store.run(set_channels_op(self.keys, player, off))
+        return True
 
     async def deliveries(self, player: str) -> list[Delivery]:
         return await self.store.run(deliveries_op(self.keys, player))
+
+
+_DOMAIN_LABEL = re.compile(r"(?!-)[A-Za-z0-9-]{1,63}(?<!-)")
+_LOCAL_PART = re.compile(r"[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}")
+
+
+def check_address(address: str) -> str:
+    """An e-mail address as mail servers take it (the dot-atom form, an ASCII domain of at
+    least two labels), or `InvalidSetting` naming `email.address`."""
+    local, at, domain = address.strip().rpartition("@")
+    labels = domain.split(".")
+    if (
+        not at
+        or not _LOCAL_PART.fullmatch(local)
+        or local.startswith(".") or local.endswith(".") or ".." in local
+        or len(labels) < 2
+        or not all(_DOMAIN_LABEL.fullmatch(label) for label in labels)
+    ):  # fmt: skip
+        raise InvalidSetting("email.address", f"{address!r} is no e-mail address we can use")
+    return f"{local}@{domain.lower()}"
 
 
 def _quiet_hours(setting: models.QuietHoursSetting | None) -> QuietHours | None:
@@ -94,7 +158,7 @@ def _time_zones() -> frozenset[str]:
 
 
 def _info(channels: Channels, secret: str | None) -> models.Notifications:
-    hook, quiet = channels.webhook, channels.quiet_hours
+    hook, quiet, email = channels.webhook, channels.quiet_hours, channels.email
     return models.Notifications(
         webhook=None
         if hook is None
@@ -103,4 +167,5 @@ def _info(channels: Channels, secret: str | None) -> models.Notifications:
         if quiet is None
         else models.QuietHoursInfo(quiet.start, quiet.end, quiet.time_zone),
         reminder_hours=list(channels.reminder_hours),
+        email=None if email is None else models.EmailInfo(email.address, email.confirmed),
     )

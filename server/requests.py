@@ -53,6 +53,8 @@ async def strict_json_body(request: Request[Any, Any, Any]) -> None:
     (its connection state), and its conversion of a value already of the handler's type
     keeps it as it is."""
     field = request.route_handler.parsed_fn_signature.parameters.get("data")
+    if request.route_handler.opt.get("form_body"):
+        return  # a link's own body, unread (RFC 8058: `List-Unsubscribe=One-Click`)
     if field is None:
         if request.method == "POST" and await request.body():
             raise models.BadParameter("body", "this request takes no body")

@@ -23,6 +23,7 @@ from projections.record import Record
 from projections.replay import Replay
 from server import models
 from server.errors import error_response
+from server.mail_links import MailLinkRoutes
 from server.requests import provide_player, provide_viewer, query_version
 from server.services import Services
 from store.notifications import Delivery
@@ -353,4 +354,6 @@ async def healthz(services: Svc) -> models.Health:
     return models.Health("ok", "ok")
 
 
-ROUTES: list[ControllerRouterHandler] = [PlayerRoutes, GameRoutes, MeRoutes, lobby, healthz]
+ROUTES: list[ControllerRouterHandler] = [
+    PlayerRoutes, GameRoutes, MeRoutes, MailLinkRoutes, lobby, healthz,
+]  # fmt: skip

@@ -5,6 +5,7 @@ costs the busiest read a tenth of its time).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import NamedTuple
 
 from domain.gamedata import GameData
@@ -40,6 +41,7 @@ def build_services(
     clock: Clock = system_clock,
     webhook_allow: str = "",
     enqueue: Enqueue | None = None,
+    confirm_email: Callable[[str, str], None] | None = None,
 ) -> Services:
     """The services behind the routes, over one store (the app's, or a test's)."""
     path = CommandPath(
@@ -49,11 +51,18 @@ def build_services(
     accounts = AccountService(store, keys, clock=clock)
     games = GameService(store, path, keys, accounts, follow_store=follow_store, clock=clock)
     notifications = NotificationService(
-        store, NotificationKeys(keys), allow=Allowlist.parse(webhook_allow)
+        store,
+        NotificationKeys(keys),
+        allow=Allowlist.parse(webhook_allow),
+        confirm=confirm_email or _no_mail,
     )
     handovers = HandoverService(store, path, prefix, enqueue or _no_workers)
     listings = ListingService(store, path, keys, clock=clock, clocks=games.clocks)
     return Services(accounts, games, listings, notifications, handovers)
+
+
+def _no_mail(player_id: str, address: str) -> None:
+    """Services without workers (some tests): no confirmation is sent."""
 
 
 def _no_workers(game_id: str, player_id: str, seat: int) -> None:

@@ -9,6 +9,7 @@ shown to the player once, when the webhook is set, and never served again.
 
 from __future__ import annotations
 
+import hashlib
 from typing import Literal
 
 import msgspec
@@ -36,14 +37,24 @@ class QuietHours(msgspec.Struct, frozen=True):
     """An IANA name such as `Europe/Berlin`."""
 
 
+class Email(msgspec.Struct, frozen=True):
+    address: str
+    confirmed: bool = False
+    """Nothing but the confirmation is sent to an address before its owner confirms it."""
+    unsubscribe: str = ""
+    """The secret of the one-click unsubscribe link of every e-mail (made when the address is
+    confirmed; kept as it is, like a webhook's secret: the workers put it in each e-mail)."""
+
+
 class Channels(msgspec.Struct, frozen=True):
     webhook: Webhook | None = None
     quiet_hours: QuietHours | None = None
     reminder_hours: tuple[float, ...] = (24.0, 1.0)
     """How long before a turn's deadline the player is reminded, the earliest first."""
+    email: Email | None = None
 
 
-Status = Literal["delivered", "failed", "refused", "deferred", "disabled"]
+Status = Literal["delivered", "failed", "refused", "deferred", "disabled", "dropped"]
 
 
 class Delivery(msgspec.Struct, frozen=True):
@@ -53,7 +64,7 @@ class Delivery(msgspec.Struct, frozen=True):
     type: str
     game_id: str
     version: int
-    channel: Literal["webhook"]
+    channel: Literal["webhook", "email"]
     time: str
     status: Status
     attempt: int
@@ -88,6 +99,14 @@ class NotificationKeys:
 
     def deliveries(self, player_id: str) -> str:
         return f"{self.accounts.player(player_id)}:deliveries"
+
+    def email_token(self, digest: str) -> str:
+        """The player and address a confirmation link's secret stands for (by its hash)."""
+        return f"{self.accounts.prefix}:email-confirm:{digest}"
+
+    def unsubscribe_token(self, digest: str) -> str:
+        """The player an unsubscribe link's secret stands for (by its hash)."""
+        return f"{self.accounts.prefix}:unsubscribe:{digest}"
 
 
 def channels_op(keys: NotificationKeys, player_id: str) -> Op[Channels]:
@@ -156,3 +175,38 @@ def deliveries_op(keys: NotificationKeys, player_id: str, count: int = 50) -> Op
     """The player's latest deliveries, newest first."""
     found = yield Call("xrevrange", (keys.deliveries(player_id), "+", "-", count))
     return [_delivery.decode(fields[b"d"]) for _entry_id, fields in found]
+
+
+CONFIRM_SECONDS = 7 * 24 * 3600
+"""How long a confirmation link works."""
+
+
+def token_digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def keep_confirmation_op(
+    keys: NotificationKeys, token: str, player_id: str, address: str
+) -> Op[None]:
+    """Keep what a confirmation link's secret stands for, by its hash only, for a week."""
+    key = keys.email_token(token_digest(token))
+    yield Call("set", (key, f"{player_id} {address}", CONFIRM_SECONDS))
+
+
+def take_confirmation_op(keys: NotificationKeys, token: str) -> Op[tuple[str, str] | None]:
+    """The player and address of a confirmation link, once (the link then works no more)."""
+    found = yield Call("getdel", (keys.email_token(token_digest(token)),))
+    if found is None:
+        return None
+    player_id, _, address = bytes(found).decode().partition(" ")
+    return player_id, address
+
+
+def keep_unsubscribe_op(keys: NotificationKeys, token: str, player_id: str) -> Op[None]:
+    yield Call("set", (keys.unsubscribe_token(token_digest(token)), player_id))
+
+
+def unsubscriber_op(keys: NotificationKeys, token: str) -> Op[str | None]:
+    """The player whose unsubscribe link this is (None: no such link)."""
+    found = yield Call("get", (keys.unsubscribe_token(token_digest(token)),))
+    return None if found is None else bytes(found).decode()

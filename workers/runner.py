@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import msgspec
 import structlog
 from rq import Queue, SimpleWorker
 from rq.serializers import JSONSerializer
@@ -28,13 +29,14 @@ from store.games import CommandPath
 from workers.context import WorkerContext, configure
 from workers.deadlines import fire_due
 from workers.dispatcher import Dispatcher, job_id
-from workers.retries import MOVED_RETRY
+from workers.retries import DELIVERY_RETRY, MOVED_RETRY
 from workers.webhook_target import Allowlist
 
 log = structlog.get_logger("patrician.workers")
 
 QUEUE = "patrician"
 HANDED_OVER = "workers.jobs.handed_over"
+CONFIRM_ADDRESS = "workers.mail.confirm_address"
 MAINTENANCE_SECONDS = 30
 """How often an RQ worker looks for the jobs of dead workers: an abandoned job is retried
 within a minute."""
@@ -53,25 +55,33 @@ def queue_of(client: Any, prefix: str) -> Queue:
     return Queue(f"{prefix}:{QUEUE}", connection=client, serializer=JSONSerializer)
 
 
+class WorkerSettings(msgspec.Struct, frozen=True):
+    """What a worker process is set up with (from the server's settings)."""
+
+    prefix: str = "patrician"
+    shards: int = 16
+    webhook_allow: str = ""
+    public_url: str = "http://127.0.0.1:8000"
+    smtp_url: str = "smtp://127.0.0.1:25"
+    mail_from: str = "Patrician <patrician@localhost>"
+    mail_grace_seconds: float = 120.0
+
+
 def context_for(
-    client: Any,
-    game_data: GameData,
-    *,
-    prefix: str,
-    shards: int,
-    webhook_allow: str = "",
-    public_url: str = "http://127.0.0.1:8000",
-    clock: Clock = system_clock,
+    client: Any, game_data: GameData, settings: WorkerSettings, clock: Clock = system_clock
 ) -> WorkerContext:
-    store = EventStore(client, prefix=prefix, shards=shards)
+    store = EventStore(client, prefix=settings.prefix, shards=settings.shards)
     return WorkerContext(
         store,
         CommandPath(store.context, game_data),
-        Accounts(prefix),
-        queue_of(client, prefix),
-        webhook_allow=Allowlist.parse(webhook_allow),
-        public_url=public_url.rstrip("/"),
+        Accounts(settings.prefix),
+        queue_of(client, settings.prefix),
+        webhook_allow=Allowlist.parse(settings.webhook_allow),
+        public_url=settings.public_url.rstrip("/"),
         clock=clock,
+        smtp_url=settings.smtp_url,
+        mail_from=settings.mail_from,
+        mail_grace_seconds=settings.mail_grace_seconds,
     )
 
 
@@ -85,6 +95,17 @@ def handover_enqueuer(client: Any, prefix: str) -> Callable[[str, str, int], Non
             HANDED_OVER, game_id, player_id, job_id=job_id(game_id, seat, "handed"),
             retry=MOVED_RETRY,
         )  # fmt: skip
+
+    return enqueue
+
+
+def confirmation_enqueuer(client: Any, prefix: str) -> Callable[[str, str], None]:
+    """What the server calls when a player sets a new e-mail address: the job that asks
+    them to confirm it (`workers.mail.confirm_address`)."""
+    queue = queue_of(client, prefix)
+
+    def enqueue(player_id: str, address: str) -> None:
+        queue.enqueue(CONFIRM_ADDRESS, player_id, address, retry=DELIVERY_RETRY)
 
     return enqueue
 

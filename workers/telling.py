@@ -1,5 +1,6 @@
-"""Telling players: one delivery job per notice whose recipient has a webhook on, under the one
-id of that notification (its `webhook-id` too). Shared by every job that tells anybody
+"""Telling players: one delivery job per notice and channel the recipient has on (a webhook,
+a confirmed e-mail), under the one id of that notification on that channel (a webhook's
+`webhook-id`). Shared by every job that tells anybody
 anything: an append's follow-up, a resignation, a reminder."""
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from workers.dispatcher import job_id
 from workers.retries import DELIVERY_RETRY
 
 DELIVER = "workers.webhooks.deliver"
+DELIVER_EMAIL = "workers.mail.deliver_email"
 
 
 def delivery_id(
@@ -29,21 +31,27 @@ def delivery_id(
 def enqueue_notices(
     context: WorkerContext, game_id: str, version: int, notices: list[Notice], detail: str = ""
 ) -> None:
-    """One delivery job per notice whose recipient has a webhook on."""
-    hooks = {
-        player: context.store.run(channels_op(context.notifications, player)).webhook
+    """One delivery job per notice and channel on: the webhook, a confirmed e-mail."""
+    channels = {
+        player: context.store.run(channels_op(context.notifications, player))
         for player in {n.player_id for n in notices}
     }
-    jobs = [
-        Queue.prepare_data(
-            DELIVER,
-            args=(n.player_id, game_id, version, n.kind, n.seat),
-            kwargs={"about": n.about} if n.about is not None else None,
-            job_id=delivery_id(game_id, version, n, detail=detail),
-            retry=DELIVERY_RETRY,
-        )
-        for n in notices
-        if (hook := hooks[n.player_id]) is not None and not hook.disabled
-    ]
+    jobs = []
+    for n in notices:
+        hook, email = channels[n.player_id].webhook, channels[n.player_id].email
+        for function, channel, on in (
+            (DELIVER, "webhook", hook is not None and not hook.disabled),
+            (DELIVER_EMAIL, "email", email is not None and email.confirmed),
+        ):
+            if on:
+                jobs.append(
+                    Queue.prepare_data(
+                        function,
+                        args=(n.player_id, game_id, version, n.kind, n.seat),
+                        kwargs={"about": n.about} if n.about is not None else None,
+                        job_id=delivery_id(game_id, version, n, channel, detail),
+                        retry=DELIVERY_RETRY,
+                    )
+                )
     if jobs:
         context.queue.enqueue_many(jobs)

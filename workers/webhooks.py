@@ -22,7 +22,7 @@ from standardwebhooks.webhooks import Webhook as Signer
 from domain.events import event_decoder
 from domain.evolve import fold
 from domain.state import State
-from projections.notices import Kind, Notice, encode, notice
+from projections.notices import Kind, Notice, NoticeDocument, encode, notice
 from store.clock import iso
 from store.notifications import (
     Channels,
@@ -47,6 +47,7 @@ from workers.webhook_target import DeliveryFailed, TargetRefused, post
 DISABLE_AFTER = 10
 """Failed attempts in a row after which a webhook is turned off."""
 USER_AGENT = "patrician-webhooks/1"
+WEBHOOK_DISABLED = "workers.mail.webhook_disabled"
 DEFERRED = "-q"
 """The suffix of the job id of a notification held back by quiet hours."""
 
@@ -65,7 +66,7 @@ def deliver(
     job = get_current_job()
     webhook_id = job.id.removesuffix(DEFERRED) if job is not None else f"{kind}-{version}"
     left = job.retries_left if job is not None else None
-    log = _Log(context, player_id, Delivery(
+    log = DeliveryLog(context, player_id, Delivery(
         webhook_id, kind, game_id, version, "webhook", "", "failed",
         1 if left is None else DELIVERY_RETRY.max - left + 1,
     ))  # fmt: skip
@@ -74,7 +75,7 @@ def deliver(
     if hook is None or hook.disabled:
         return "no webhook on"
     now = context.clock()
-    later = None if deferred else _after_quiet_hours(channels.quiet_hours, now)
+    later = None if deferred else after_quiet_hours(channels.quiet_hours, now)
     if later is not None:
         context.queue.enqueue_at(
             later, deliver, player_id, game_id, version, kind, seat, about=about, deferred=True,
@@ -96,7 +97,7 @@ def deliver(
 
 def _send(
     context: WorkerContext,
-    log: _Log,
+    log: DeliveryLog,
     channels: Channels,
     now: datetime,
     what: tuple[str, str, int, str, int | None, int | None],
@@ -106,7 +107,9 @@ def _send(
     webhook_id = log.attempt.webhook_id
     hook = channels.webhook
     assert hook is not None
-    body = _body(context, Notice(player_id, seat, cast(Kind, kind), about), game_id, version)
+    body = encode(
+        document_of(context, Notice(player_id, seat, cast(Kind, kind), about), game_id, version)
+    )
     headers = {
         "content-type": "application/json",
         "user-agent": USER_AGENT,
@@ -135,7 +138,7 @@ def _send(
     raise NotDelivered(f"{hook.url}: {detail}")
 
 
-class _Log:
+class DeliveryLog:
     """The player's delivery log, for one attempt."""
 
     def __init__(self, context: WorkerContext, player_id: str, attempt: Delivery) -> None:
@@ -149,7 +152,9 @@ class _Log:
         return status
 
 
-def _body(context: WorkerContext, target: Notice, game_id: str, version: int) -> bytes:
+def document_of(
+    context: WorkerContext, target: Notice, game_id: str, version: int
+) -> NoticeDocument:
     """The document of the notification, as the recipient's seat may see the game at
     `version`: what happened since that seat last decided (`workers.jobs` notes when)."""
     run = context.store.run
@@ -163,7 +168,7 @@ def _body(context: WorkerContext, target: Notice, game_id: str, version: int) ->
         state = head
     else:  # the game moved on (a table event announced late): the state it describes
         state = fold(event for _v, event, _d, _h in run(log_op(context.path, game_id))[:version])
-    document = notice(
+    return notice(
         state,
         events,
         target,
@@ -174,7 +179,6 @@ def _body(context: WorkerContext, target: Notice, game_id: str, version: int) ->
         deadline=_deadline(context, game_id, state, target.seat),
         acted=_acted(context, game_id, since, version),
     )
-    return encode(document)
 
 
 def _acted(
@@ -205,10 +209,14 @@ def _failed(context: WorkerContext, player_id: str, channels: Channels, detail: 
     reason = f"turned off after {failures} failed attempts in a row (last: {detail})"
     off = msgspec.structs.replace(channels, webhook=type(hook)(hook.url, hook.secret, reason))
     context.store.run(set_channels_op(context.notifications, player_id, off))
+    context.queue.enqueue(
+        WEBHOOK_DISABLED, player_id, reason, job_id=f"webhook-disabled-{failures}-{player_id}",
+        retry=DELIVERY_RETRY,
+    )  # fmt: skip
     return True
 
 
-def _after_quiet_hours(quiet: QuietHours | None, now: datetime) -> datetime | None:
+def after_quiet_hours(quiet: QuietHours | None, now: datetime) -> datetime | None:
     """When the player's quiet hours end, if `now` lies in them (None otherwise)."""
     if quiet is None:
         return None

@@ -17,7 +17,7 @@ from store.timers import Timer, due_op, set_timers_op
 from tests.store.servers import RedisServer
 from workers.context import WorkerContext
 from workers.deadlines import fire_due
-from workers.runner import context_for
+from workers.runner import WorkerSettings, context_for
 
 PREFIX = "drill"
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
@@ -31,7 +31,8 @@ def server(tmp_path: Path) -> Iterator[RedisServer]:
 
 def _context(server: RedisServer) -> WorkerContext:
     client = redis.Redis(port=server.port, socket_timeout=5)
-    return context_for(client, load_game_data(), prefix=PREFIX, shards=4, clock=lambda: NOW)
+    settings = WorkerSettings(prefix=PREFIX, shards=4)
+    return context_for(client, load_game_data(), settings, clock=lambda: NOW)
 
 
 def _restart(server: RedisServer) -> WorkerContext:

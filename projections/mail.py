@@ -1,0 +1,80 @@
+"""A notification as an e-mail: its subject, a plain text part and an HTML part, all written
+from the notification's document alone (`projections.notices.NoticeDocument`), so that an
+e-mail can say nothing the webhook's body, which passed the one redaction gate, does not.
+
+Pure, for the tests over many generated games. Every value from the game or from a player is
+escaped in the HTML part (names and table talk are a player's words).
+"""
+
+from __future__ import annotations
+
+import html
+from typing import NamedTuple
+
+from projections.notices import NoticeDocument
+
+SUBJECTS = {
+    "game.started": "Your game has started",
+    "turn.started": "Your turn",
+    "turn.reminder": "Your turn: the deadline is near",
+    "turn.timed_out": "Your time ran out: the bot played your turn",
+    "game.ended": "The game is over",
+    "game.cancelled": "The game was called off",
+    "seat.resigned": "A player handed their seat to a bot",
+}
+STEPS = {
+    "play_card": "play a card",
+    "place_floor": "put the floor on one of the city's two sites",
+    "take_card": "take a face-up card",
+    "move_floor": "move a floor (or skip)",
+    "trade_route": "place a trade route (or skip)",
+    "architetto_site": "choose the Architetto's site",
+}
+
+
+class Mail(NamedTuple):
+    subject: str
+    text: str
+    html: str
+
+
+def render(document: NoticeDocument, unsubscribe_url: str) -> Mail:
+    """The e-mail of a notification; `unsubscribe_url` stops every e-mail in one click."""
+    subject = f"Patrician: {SUBJECTS.get(document.type, document.type)} (game {document.game_id})"
+    lines = [_headline(document)]
+    if document.deadline is not None:
+        lines.append(f"Deadline: {document.deadline} (UTC).")
+    if document.happened:
+        lines += ["", "Since your last turn:", *(f"- {line}" for line in document.happened)]
+    text = "\n".join(
+        [*lines, "", f"Play: {document.play_url}", "",
+         f"No more e-mails: {unsubscribe_url}", ""]
+    )  # fmt: skip
+    items = "".join(f"<li>{html.escape(line)}</li>" for line in document.happened)
+    body = [f"<p>{html.escape(_headline(document))}</p>"]
+    if document.deadline is not None:
+        body.append(f"<p>Deadline: {html.escape(document.deadline)} (UTC).</p>")
+    if items:
+        body.append(f"<p>Since your last turn:</p><ul>{items}</ul>")
+    body.append(f'<p><a href="{html.escape(document.play_url)}">Open the game</a></p>')
+    body.append(f'<p><small><a href="{html.escape(unsubscribe_url)}">No more e-mails</a>'
+                "</small></p>")  # fmt: skip
+    page = (
+        '<!doctype html><html><head><meta charset="utf-8">'
+        f"<title>{html.escape(subject)}</title></head><body>{''.join(body)}</body></html>"
+    )
+    return Mail(subject, text, page)
+
+
+def _headline(document: NoticeDocument) -> str:
+    asked = document.asked
+    if document.type == "game.ended":
+        winners = document.winners or []
+        mine = document.seat in winners
+        return "The game is over: you won." if mine else "The game is over."
+    if document.type == "seat.resigned":
+        return f"Seat {document.about_seat} is played by a bot from now on."
+    if asked is not None:
+        step = STEPS.get(asked.step, asked.step)
+        return f"{SUBJECTS.get(document.type, 'Your turn')}: you are to {step}."
+    return SUBJECTS.get(document.type, document.type) + "."
