@@ -1,7 +1,8 @@
 """Every notification passes the one redaction gate (R42): over 200 generated games of every
-kind, each document that an append calls for tells its recipient no card it could not see
-then (another hand, the draw pile, the Architetto's hidden cards), no salt of a hidden event
-and not the seed, while the game is on; and a turn is announced once, to its seat only."""
+kind, each document that an append calls for, and its e-mail, tells its recipient no card it
+could not see then (another hand, the draw pile, the Architetto's hidden cards), no salt of a
+hidden event and not the seed, while the game is on; and a turn is announced once, to its
+seat only."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from domain.events import Event, encoder
 from domain.evolve import evolve
 from domain.state import State
 from domain.view import view, visible
+from projections.mail import render
 from projections.notices import Notice, encode, notice, notices_for
 from server.carddata import load_game_data
 from server.simulate import random_game
@@ -26,6 +28,7 @@ KINDS = [
 ]  # fmt: skip
 CARD = re.compile(rb'"([A-Z]{3}-[0-9]+)"')
 HEX = re.compile(rb"[0-9a-f]{32,}")
+CARD_IN_WORDS = re.compile(rb"\b([A-Z]{3}-[0-9]+)\b")
 
 
 def _secrets_of(log: list[Event], version: int, seat: int | None) -> tuple[set[bytes], set[bytes]]:
@@ -93,3 +96,10 @@ def _check_document(state: State, log: list[Event], version: int, item: Notice, 
     leaked = shown_cards & hidden_cards
     assert not leaked, f"{item.kind} at {version} told seat {item.seat} {sorted(leaked)}"
     assert not set(HEX.findall(text)) & hidden_hex, "no salt and no seed"
+    mail = render(document, "https://x/api/email/unsubscribe?token=t")
+    words = "\n".join(mail).encode()  # the e-mail's subject, text and HTML
+    in_mail = set(CARD_IN_WORDS.findall(words)) - set(
+        CARD.findall(msgspec.json.encode(view(state, item.seat)))
+    )
+    assert not in_mail & hidden_cards, f"the e-mail of {item.kind} at {version}"
+    assert not set(HEX.findall(words)) & hidden_hex, "no salt and no seed by e-mail"
