@@ -89,6 +89,8 @@ class SeatClock(msgspec.Struct, frozen=True, gc=False):
     """The seat's bank of extra time (as it stood when its current turn began)."""
     timeouts: int
     """Its turns in a row that the clock played (0 once it plays one itself)."""
+    away_until: str | None = None
+    """Its player is on vacation until then (UTC, ISO 8601): its clock stands still."""
 
 
 class ClockView(msgspec.Struct, frozen=True, gc=False):

@@ -11,6 +11,9 @@ turns in a row that the clock played (any of), it is its start plus `GRACE_SECON
 the bot plays the seat at once but a person who comes back can still take their turn (and
 with it their seat: one turn played by the person and the count is back to 0).
 
+A player on vacation has their clocks stand still in every game: a turn is charged its time
+less what the player's vacations cover, and its deadline moves on by as much.
+
 Pure: the board, the replay, the workers' deadlines and the player's list of games all read
 time through this one function, so they always agree.
 """
@@ -21,10 +24,16 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import NamedTuple
 
+from domain.state import State
 from domain.view import ClockView, SeatClock
+from store.accounts import Accounts
 from store.clock import iso
+from store.games import CommandPath
+from store.protocol import Op
+from store.reads import batches_op
 from store.records import Batch, meta_decoder
 from store.time_controls import TimeControl
+from store.vacations import vacations_op
 
 GRACE_SECONDS = 60.0
 """What a turn may take once the seat is played by the bot after its timeouts."""
@@ -53,11 +62,21 @@ def appends(batches: Sequence[Batch]) -> list[Append]:
     return found
 
 
+Away = Sequence[tuple[float, float]]
+"""A seat's player's vacations: (start, end) in seconds since the epoch, in order."""
+
+
 def timeline(
-    control: TimeControl, log: Sequence[Append], deciding: int | None, seats: int
+    control: TimeControl,
+    log: Sequence[Append],
+    deciding: int | None,
+    seats: int,
+    away: Sequence[Away] = (),
 ) -> list[ClockView]:
     """The clocks after each append of `log` (the game's appends in order); `deciding` is
-    the seat to decide after the last one (None: nobody, the game is not in play)."""
+    the seat to decide after the last one (None: nobody, the game is not in play); `away`,
+    each seat's player's vacations, during which its clock stands still."""
+    away = list(away) + [()] * (seats - len(away))
     per_move, most = control.per_move_seconds, control.max_bank_seconds
     banks = [control.bank_seconds] * seats
     timeouts = [0] * seats
@@ -76,7 +95,9 @@ def timeline(
                     timeouts[seat] += 1
                 elif person:
                     timeouts[seat] = 0
-                left = per_move - (append.time - started)
+                left = per_move - (
+                    append.time - started - _overlap(away[seat], started, append.time)
+                )
                 if left >= 0:  # banked, up to the most the bank may hold
                     banks[seat] = max(banks[seat], min(most, banks[seat] + left))
                 else:  # drawn from the bank
@@ -84,8 +105,26 @@ def timeline(
         if after != running:
             running, started = after, append.time
             clocked = person = False
-        clocks.append(_view(control, banks, timeouts, running, started))
+        clocks.append(_view(control, banks, timeouts, running, started, away=away))
     return clocks
+
+
+def _overlap(away: Away, start: float, end: float) -> float:
+    """How much of `start..end` the vacations cover."""
+    return sum(max(0.0, min(end, until) - max(start, begun)) for begun, until in away)
+
+
+def _deadline(away: Away, start: float, allowance: float) -> float:
+    """When a clock started at `start` has run `allowance`, standing still on vacation."""
+    moment, left = start, allowance
+    for begun, until in away:
+        if until <= moment:
+            continue
+        if begun - moment >= left:
+            break
+        left -= max(0.0, begun - moment)
+        moment = max(moment, until)
+    return moment + left
 
 
 def _sender(append: Append) -> int | None:
@@ -94,14 +133,15 @@ def _sender(append: Append) -> int | None:
 
 def _view(
     control: TimeControl, banks: list[float], timeouts: list[int], running: int | None,
-    started: float,
+    started: float, *, away: Sequence[Away],
 ) -> ClockView:  # fmt: skip
     deadline = None
     if running is not None:
         if timeouts[running] >= control.hand_over_after:
-            deadline = started + GRACE_SECONDS
+            allowance = GRACE_SECONDS
         else:
-            deadline = started + control.per_move_seconds + banks[running]
+            allowance = control.per_move_seconds + banks[running]
+        deadline = _deadline(away[running], started, allowance)
     return ClockView(
         per_move_seconds=control.per_move_seconds,
         max_bank_seconds=control.max_bank_seconds,
@@ -120,3 +160,24 @@ def _iso(seconds: float) -> str:
 def deadline_seconds(clock: ClockView) -> float | None:
     """The deadline of the turn running, in seconds since the epoch."""
     return None if clock.deadline is None else datetime.fromisoformat(clock.deadline).timestamp()
+
+
+def clocks_op(
+    path: CommandPath, accounts: Accounts, game_id: str, state: State, control: TimeControl
+) -> Op[tuple[list[tuple[int, ClockView]], list[Away]]]:
+    """The one read of a timed game's clocks, for the server and the workers alike: after
+    each append up to the state's version, with the append's first version; and each seat's
+    player's vacations."""
+    batches = yield from batches_op(path, game_id)
+    seats = state.board.seats
+    players = [state.players[state.seat_players[seat]] for seat in range(seats)]
+    away: list[Away] = list((yield from vacations_op(accounts, players))) if players else []
+    log = appends([batch for batch in batches if batch.last_version <= state.version])
+    deciding = state.pending.seat if state.pending is not None else None
+    views = timeline(control, log, deciding, seats, away)
+    return [(a.first_version, view) for a, view in zip(log, views, strict=True)], away
+
+
+def away_until(away: Away, now: float) -> float | None:
+    """The end of the vacation going on at `now` (None: none is)."""
+    return next((until for begun, until in away if begun <= now < until), None)

@@ -39,6 +39,7 @@ from workers.runner import (
     confirmation_enqueuer,
     context_for,
     handover_enqueuer,
+    vacation_enqueuer,
 )
 
 log = structlog.get_logger("patrician")
@@ -162,6 +163,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock = system_clock)
         webhook_allow=settings.webhook_allow,
         enqueue=handover_enqueuer(workers_client, settings.prefix),
         confirm_email=confirmation_enqueuer(workers_client, settings.prefix),
+        away=vacation_enqueuer(workers_client, settings.prefix),
         clock=clock,
     )
 

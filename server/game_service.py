@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import AsyncIterator, Callable
+from datetime import UTC, datetime
 from typing import TypeVar
 
 import msgspec
@@ -30,7 +31,7 @@ from domain.state import State
 from domain.view import ClockView, View, view, visible
 from projections.record import LoggedEvent, Record, RecordCommand, build_record
 from projections.replay import clock_at, replay, view_at
-from projections.timekeeping import appends, timeline
+from projections.timekeeping import away_until, clocks_op
 from server import models
 from server.accounts import AccountService
 from server.errors import NotFound
@@ -41,6 +42,7 @@ from store.errors import GameNotFound
 from store.protocol import Op
 from store.records import Batch, meta_decoder
 from store.time_controls import TimeControl, set_time_control, time_control_op
+from store.vacations import vacations_op
 
 T = TypeVar("T")
 
@@ -67,7 +69,7 @@ class GameService:
         self.token_bytes = token_bytes
         # Each kept document is a pure function of its key: a seat's view of a game at a
         # version never changes (docs/store.md, "Caches").
-        self._views: LRUCache[tuple[str, int, int | None, bool], bytes] = LRUCache(16 * cache_size)
+        self._views: LRUCache[tuple[object, ...], bytes] = LRUCache(16 * cache_size)
         self._replays: LRUCache[tuple[str, int, int | None, bool], bytes] = LRUCache(cache_size)
         # A game's clock never changes once it is created (None: untimed).
         self._controls: LRUCache[str, TimeControl | None] = LRUCache(16 * cache_size)
@@ -220,11 +222,14 @@ class GameService:
         return await self.run(reads.current_op(self.path, game_id))
 
     async def board(self, game_id: str, viewer: str | None) -> bytes:
-        """The caller's view of the game now, encoded (kept per game, version and seat)."""
+        """The caller's view of the game now, encoded (kept per game, version and seat; in a
+        timed game per who is on vacation too: that moves the clocks without an append)."""
         state = await self.state(game_id)
         seat = _seat(state, viewer)
         at_table = state.phase == "waiting" and viewer in state.players
-        key = (game_id, state.version, seat, at_table)
+        key: tuple[object, ...] = (game_id, state.version, seat, at_table)
+        if state.seat_players and await self.time_control(game_id) is not None:
+            key += (await self._away_now(state),)
         encoded = self._views.get(key)
         if encoded is None:
             shown = view(state, seat, everything=state.finished)
@@ -236,6 +241,13 @@ class GameService:
             encoded = self._views[key] = msgspec.json.encode(shown)
         return encoded
 
+    async def _away_now(self, state: State) -> tuple[object, ...]:
+        """Each seat's player's vacations, and which of them goes on now."""
+        players = [state.players[state.seat_players[s]] for s in range(state.board.seats)]
+        away = await self.run(vacations_op(self.listings, players))
+        now = self.clock().timestamp()
+        return tuple((each, away_until(each, now)) for each in away)
+
     async def time_control(self, game_id: str) -> TimeControl | None:
         if game_id in self._controls:
             return self._controls[game_id]
@@ -245,18 +257,21 @@ class GameService:
 
     async def clocks(self, game_id: str, state: State) -> list[tuple[int, ClockView]]:
         """A timed game's clocks after each of its appends up to the state's version, each
-        with the first version of its append; none for an untimed game."""
+        with the first version of its append (the last one saying who is on vacation now);
+        none for an untimed game."""
         control = await self.time_control(game_id)
         if control is None:
             return []
-        batches = [
-            b for b in await self.run(reads.batches_op(self.path, game_id))
-            if b.last_version <= state.version
-        ]  # fmt: skip
-        log = appends(batches)
-        deciding = state.pending.seat if state.pending is not None else None
-        views = timeline(control, log, deciding, state.board.seats)
-        return [(append.first_version, clock) for append, clock in zip(log, views, strict=True)]
+        clocks, away = await self.run(clocks_op(self.path, self.listings, game_id, state, control))
+        now = self.clock().timestamp()
+        if clocks and any(away_until(each, now) for each in away):
+            first, last = clocks[-1]
+            seats = tuple(
+                msgspec.structs.replace(seat, away_until=_iso_or_none(away_until(each, now)))
+                for seat, each in zip(last.seats, away, strict=True)
+            )
+            clocks[-1] = (first, msgspec.structs.replace(last, seats=seats))
+        return clocks
 
     async def events(self, game_id: str, viewer: str | None, after: int) -> models.EventList:
         state = await self.state(game_id)
@@ -356,6 +371,10 @@ class GameService:
             [_command(b) for b in batches if b.last_version <= state.version],
             _seat(state, viewer),
         )
+
+
+def _iso_or_none(seconds: float | None) -> str | None:
+    return None if seconds is None else iso(datetime.fromtimestamp(seconds, UTC))
 
 
 def _time_control(setting: models.ClockSetting | None) -> TimeControl | None:

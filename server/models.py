@@ -35,6 +35,8 @@ MAX_BOTS = 4
 MAX_HOURS = 24 * 60
 """The longest a clock's per-move time or bank may be (60 days)."""
 MAX_REMINDERS = 5
+VACATION_DAYS = 30
+"""The days of vacation each player may take in a calendar year."""
 
 Entropy = Annotated[str, msgspec.Meta(max_length=MAX_ENTROPY)]
 CommandId = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_COMMAND_ID)]
@@ -67,6 +69,7 @@ def limits() -> list[tuple[str, str]]:
         ("`clock.bank_hours`, `clock.max_bank_hours`", f"0 to {MAX_HOURS}"),
         ("`clock.hand_over_after`", "1-100"),
         ("`reminder_hours`", f"at most {MAX_REMINDERS}, each above 0 and at most {MAX_HOURS}"),
+        ("vacation `days`", f"1-{VACATION_DAYS}, and at most what is left of the year's"),
         ("a version (`expected_version`, `after`, `Last-Event-ID`)",
          f"a whole number from 0 to {MAX_VERSION} (2^53 - 1)"),
         ("a request body", f"{MAX_BODY // 1024} KiB (413)"),
@@ -304,6 +307,20 @@ class Notifications(msgspec.Struct, frozen=True):
     quiet_hours: QuietHoursInfo | None
     reminder_hours: list[float]
     email: EmailInfo | None = None
+
+
+class VacationRequest(_Request, frozen=True):
+    days: Annotated[int, msgspec.Meta(ge=1, le=VACATION_DAYS)]
+    """From now, for this many days (at most what is left of this year's allowance)."""
+
+
+class VacationInfo(msgspec.Struct, frozen=True):
+    allowance_days: int
+    """The days each player may take in a calendar year (UTC)."""
+    used_days: float
+    """Taken or booked this year."""
+    until: str | None
+    """The end of the vacation going on (UTC, ISO 8601); None: not on vacation."""
 
 
 class ErrorBody(msgspec.Struct, frozen=True, omit_defaults=True):

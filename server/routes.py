@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator
 from typing import Annotated, Any, cast
 
 import msgspec
-from litestar import Controller, HttpMethod, Request, Response, get, post, put, route
+from litestar import Controller, HttpMethod, Request, Response, delete, get, post, put, route
 from litestar.di import NamedDependency, Provide
 from litestar.params import FromPath, JSONBody, Parameter, QueryParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
@@ -333,6 +333,31 @@ class MeRoutes(Controller):
         """Set your channels (all of them: a channel left out is removed). A new webhook URL
         gets a new signing secret, in this answer only; the same URL keeps its secret."""
         return await services.notifications.put(player, data)
+
+    @route("/vacation", http_method=[HttpMethod.OPTIONS], include_in_schema=False,
+           status_code=204)  # fmt: skip
+    async def allow_vacation(self) -> Response[None]:
+        """All three methods (see `allow_notifications`)."""
+        return Response(None, status_code=204, headers={"Allow": "DELETE, GET, OPTIONS, POST"})
+
+    @get("/vacation", operation_id="getMyVacation", responses=_errors(401))
+    async def my_vacation(self, player: PlayerId, services: Svc) -> models.VacationInfo:
+        """Your vacation, if you are on one, and the days of this year's allowance used."""
+        return await services.vacations.get(player)
+
+    @post("/vacation", operation_id="startMyVacation", status_code=200,
+          responses=_errors(400, 401, 413, 415, 422))  # fmt: skip
+    async def start_my_vacation(
+        self, data: JSONBody[models.VacationRequest], player: PlayerId, services: Svc
+    ) -> models.VacationInfo:
+        """Go on vacation from now for `days`: your clocks stand still in every timed game
+        (the others see until when)."""
+        return await services.vacations.start(player, data.days)
+
+    @delete("/vacation", operation_id="endMyVacation", status_code=200, responses=_errors(401))
+    async def end_my_vacation(self, player: PlayerId, services: Svc) -> models.VacationInfo:
+        """Come back early: your clocks run again from now."""
+        return await services.vacations.end(player)
 
     @get("/deliveries", tags=["notifications"], operation_id="listMyDeliveries",
          responses=_errors(401))  # fmt: skip

@@ -14,6 +14,7 @@ from server.game_service import GameService
 from server.handovers import Enqueue, HandoverService
 from server.listings import ListingService
 from server.notifications import NotificationService
+from server.vacations import VacationService
 from store.accounts import Accounts
 from store.client import AsyncEventStore
 from store.clock import Clock, system_clock
@@ -29,6 +30,7 @@ class Services(NamedTuple):
     listings: ListingService
     notifications: NotificationService
     handovers: HandoverService
+    vacations: VacationService
 
 
 def build_services(
@@ -42,6 +44,7 @@ def build_services(
     webhook_allow: str = "",
     enqueue: Enqueue | None = None,
     confirm_email: Callable[[str, str], None] | None = None,
+    away: Callable[[str], None] | None = None,
 ) -> Services:
     """The services behind the routes, over one store (the app's, or a test's)."""
     path = CommandPath(
@@ -58,7 +61,12 @@ def build_services(
     )
     handovers = HandoverService(store, path, prefix, enqueue or _no_workers)
     listings = ListingService(store, path, keys, clock=clock, clocks=games.clocks)
-    return Services(accounts, games, listings, notifications, handovers)
+    vacations = VacationService(store, keys, away or _no_clocks, clock=clock)
+    return Services(accounts, games, listings, notifications, handovers, vacations)
+
+
+def _no_clocks(player_id: str) -> None:
+    """Services without workers (some tests): no deadline is moved."""
 
 
 def _no_mail(player_id: str, address: str) -> None:

@@ -11,6 +11,8 @@ the timers that come due are fired as jobs.
   (`on_timeout`) plays that seat's whole turn through the command path, as the seat, in one
   append whose `by` says `clock:<level>`; a game that moved on is left as it is.
 - `remind(game_id, version, hours)`: the player whose turn it still is gets `turn.reminder`.
+- `player_away(player_id)`: a vacation started or ended: the player's games' timers are set
+  again.
 """
 
 from __future__ import annotations
@@ -23,9 +25,11 @@ from rq.queue import EnqueueData
 from domain.state import State
 from domain.view import ClockView
 from projections.notices import Notice
-from projections.timekeeping import CLOCK_BY, appends, deadline_seconds, timeline
+from projections.timekeeping import CLOCK_BY, clocks_op, deadline_seconds
+from store.accounts import games_of_op
+from store.errors import GameNotFound
 from store.notifications import channels_op
-from store.reads import batches_op, current_op
+from store.reads import current_op
 from store.time_controls import HOUR, time_control_op
 from store.timers import Timer, due_op, fired_op, set_timers_op
 from workers.bot_play import levels_of, play_for
@@ -43,11 +47,10 @@ def clock_of(context: WorkerContext, game_id: str, state: State) -> ClockView | 
     control = context.store.run(time_control_op(context.accounts.prefix, game_id))
     if control is None:
         return None
-    batches = context.store.run(batches_op(context.path, game_id))
-    log = appends([b for b in batches if b.last_version <= state.version])
-    deciding = state.pending.seat if state.pending is not None else None
-    views = timeline(control, log, deciding, state.board.seats)
-    return views[-1] if views else None
+    clocks, _away = context.store.run(
+        clocks_op(context.path, context.accounts, game_id, state, control)
+    )
+    return clocks[-1][1] if clocks else None
 
 
 def keep_time(context: WorkerContext, game_id: str, state: State, levels: dict[str, str]) -> None:
@@ -130,3 +133,19 @@ def remind(game_id: str, version: int, hours: float) -> str:
     notice = Notice(player, seat, "turn.reminder")
     enqueue_notices(context, game_id, version, [notice], detail=f"{minutes}m")
     return "reminded"
+
+
+def player_away(player_id: str) -> str:
+    """A player's vacation started or ended: the timers of their games in play are set again
+    (their deadlines move)."""
+    context = current()
+    moved = 0
+    for game_id, _listed in context.store.run(games_of_op(context.accounts, player_id)):
+        try:
+            state = context.store.run(current_op(context.path, game_id))
+        except GameNotFound:
+            continue  # a listing whose creation never landed
+        if state.phase == "playing" and player_id in state.players:
+            keep_time(context, game_id, state, levels_of(context, game_id, state))
+            moved += 1
+    return f"{moved} games"

@@ -37,6 +37,7 @@ log = structlog.get_logger("patrician.workers")
 QUEUE = "patrician"
 HANDED_OVER = "workers.jobs.handed_over"
 CONFIRM_ADDRESS = "workers.mail.confirm_address"
+PLAYER_AWAY = "workers.deadlines.player_away"
 MAINTENANCE_SECONDS = 30
 """How often an RQ worker looks for the jobs of dead workers: an abandoned job is retried
 within a minute."""
@@ -106,6 +107,17 @@ def confirmation_enqueuer(client: Any, prefix: str) -> Callable[[str, str], None
 
     def enqueue(player_id: str, address: str) -> None:
         queue.enqueue(CONFIRM_ADDRESS, player_id, address, retry=DELIVERY_RETRY)
+
+    return enqueue
+
+
+def vacation_enqueuer(client: Any, prefix: str) -> Callable[[str], None]:
+    """What the server calls when a player's vacation starts or ends: the job that moves the
+    deadlines of their games (`workers.deadlines.player_away`)."""
+    queue = queue_of(client, prefix)
+
+    def enqueue(player_id: str) -> None:
+        queue.enqueue(PLAYER_AWAY, player_id, retry=MOVED_RETRY)
 
     return enqueue
 

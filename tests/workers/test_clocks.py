@@ -269,3 +269,57 @@ def test_a_clock_that_cannot_be_is_refused_naming_its_field_and_creates_nothing(
     assert answer.status_code in (400, 422), answer.text
     assert field in answer.text
     assert api.ok(api.request("GET", "/api/me/games", player=ada)) == []
+
+
+def test_a_player_on_vacation_has_their_clocks_stand_still_and_the_others_see_until_when(
+    api: Api, clock: FakeClock
+) -> None:
+    ada, bea = api.create_player("Ada"), api.create_player("Bea")
+    game_id = _timed_game(api, [ada, bea], {"per_move_hours": 24})
+    board = api.board(game_id)
+    seat = board["pending"]["seat"]
+    away = {api.board(game_id, p)["viewer"]: p for p in (ada, bea)}[seat]
+    started = datetime.fromisoformat(board["clock"]["turn_started"])
+    clock.advance(3600)
+    went = api.ok(api.request("POST", "/api/me/vacation", player=away, json={"days": 3}))
+    assert went["until"] == _iso(clock.now + timedelta(days=3)) and went["used_days"] == 3
+    seen = api.board(game_id)["clock"]
+    assert seen["seats"][seat]["away_until"] == went["until"], "the others see until when"
+    deadline = started + timedelta(hours=24, days=3)
+    assert datetime.fromisoformat(seen["deadline"]) == deadline
+    clock.advance(25 * 3600)  # the turn's own day is over, but its player is away
+    time.sleep(0.5)
+    assert api.board(game_id)["version"] == board["version"], "no timeout on vacation"
+    clock.advance(DAY)  # back a day early: the clock runs again from now
+    back = api.ok(api.request("DELETE", "/api/me/vacation", player=away))
+    assert back["until"] is None and 2 < back["used_days"] < 2.1
+    seen = api.board(game_id)["clock"]
+    assert seen["seats"][seat]["away_until"] is None
+    on_vacation = timedelta(hours=25 + 24)  # it stood still that long
+    assert datetime.fromisoformat(seen["deadline"]) == started + timedelta(hours=24) + on_vacation
+    clock.advance(DAY)
+    after = _wait_for_turn(api, game_id, seat)
+    assert after["version"] > board["version"], "the moved deadline is kept"
+
+
+def test_vacations_are_limited_to_the_years_allowance_and_one_at_a_time(
+    api: Api, clock: FakeClock
+) -> None:
+    ada = api.create_player("Ada")
+    vacation = "/api/me/vacation"
+    assert api.ok(api.request("GET", vacation, player=ada)) == {
+        "allowance_days": 30, "used_days": 0, "until": None,
+    }  # fmt: skip
+    too_long = api.request("POST", vacation, player=ada, json={"days": 31})
+    assert too_long.status_code == 400 and "days" in too_long.text
+    api.ok(api.request("POST", vacation, player=ada, json={"days": 20}))
+    again = api.request("POST", vacation, player=ada, json={"days": 1})
+    assert again.status_code == 422 and "already" in again.text
+    clock.advance(20 * DAY)  # it is over: twenty days used this year
+    assert api.ok(api.request("DELETE", vacation, player=ada))["used_days"] == 20
+    over = api.request("POST", vacation, player=ada, json={"days": 11})
+    assert over.status_code == 422 and "left this year" in over.text
+
+
+def _iso(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
