@@ -39,6 +39,7 @@ from store import accounts, appending, games, reads, tables
 from store.client import AsyncEventStore
 from store.clock import Clock, iso, system_clock
 from store.errors import GameNotFound
+from store.notifications import NotificationKeys, mark_watching_op
 from store.protocol import Op
 from store.records import Batch, meta_decoder
 from store.time_controls import TimeControl, set_time_control, time_control_op
@@ -300,6 +301,8 @@ class GameService:
         over = state.finished
         if over and after >= state.version:
             return
+        watching = Watching(self, game_id, viewer)
+        await watching.mark()
         if over and after > 0:
             yield await self._revealed(game_id, seat, after)
         while True:
@@ -313,6 +316,7 @@ class GameService:
                     # follows their own seat from here on (their hand comes next).
                     seat = (await self.state(game_id)).seat_of(viewer)
                 ends = isinstance(event, (GameEnded, GameCancelled))
+                await watching.mark()
                 if visible(event, seat, over or ends):
                     yield models.VersionedEvent(stored.version, event)
                 if ends and not over:
@@ -320,6 +324,7 @@ class GameService:
                     yield await self._revealed(game_id, seat, stored.version - 1)
                 if isinstance(event, SeedRevealed):  # a game's last event
                     return
+            await watching.mark()
             yield None
 
     async def _revealed(self, game_id: str, seat: int | None, last: int) -> models.Revealed:
@@ -371,6 +376,26 @@ class GameService:
             [_command(b) for b in batches if b.last_version <= state.version],
             _seat(state, viewer),
         )
+
+
+class Watching:
+    """A player's open stream says, at most every few seconds, that they watch the game live
+    (`store.notifications.mark_watching_op`: their `turn.started` is not sent meanwhile)."""
+
+    EVERY_SECONDS = 5.0
+
+    def __init__(self, games: GameService, game_id: str, viewer: str | None) -> None:
+        self.games, self.game_id, self.viewer = games, game_id, viewer
+        self.said = float("-inf")
+
+    async def mark(self) -> None:
+        if self.viewer is None:
+            return
+        now = self.games.clock().timestamp()
+        if now - self.said >= self.EVERY_SECONDS or now < self.said:
+            self.said = now
+            keys = NotificationKeys(self.games.listings)
+            await self.games.run(mark_watching_op(keys, self.game_id, self.viewer))
 
 
 def _iso_or_none(seconds: float | None) -> str | None:

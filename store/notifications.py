@@ -100,6 +100,10 @@ class NotificationKeys:
     def deliveries(self, player_id: str) -> str:
         return f"{self.accounts.player(player_id)}:deliveries"
 
+    def watching(self, game_id: str, player_id: str) -> str:
+        """Whether the player has the game's live stream open (a key that expires)."""
+        return f"{self.accounts.prefix}:watching:{game_id}:{player_id}"
+
     def email_token(self, digest: str) -> str:
         """The player and address a confirmation link's secret stands for (by its hash)."""
         return f"{self.accounts.prefix}:email-confirm:{digest}"
@@ -210,3 +214,17 @@ def unsubscriber_op(keys: NotificationKeys, token: str) -> Op[str | None]:
     """The player whose unsubscribe link this is (None: no such link)."""
     found = yield Call("get", (keys.unsubscribe_token(token_digest(token)),))
     return None if found is None else bytes(found).decode()
+
+
+WATCHING_SECONDS = 45
+"""How long an open stream counts as watching after it last said so (it says so at least
+every 15 s, with each event or keep-alive)."""
+
+
+def mark_watching_op(keys: NotificationKeys, game_id: str, player_id: str) -> Op[None]:
+    yield Call("set", (keys.watching(game_id, player_id), "1", WATCHING_SECONDS))
+
+
+def watching_op(keys: NotificationKeys, game_id: str, player_id: str) -> Op[bool]:
+    """Whether the player is watching the game live now (`turn.started` is not sent then)."""
+    return bool((yield Call("exists", (keys.watching(game_id, player_id),))))

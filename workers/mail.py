@@ -45,7 +45,14 @@ from store.notifications import (
 )
 from workers.context import WorkerContext, current
 from workers.retries import DELIVERY_RETRY
-from workers.webhooks import DEFERRED, DeliveryLog, NotDelivered, after_quiet_hours, document_of
+from workers.webhooks import (
+    DEFERRED,
+    DeliveryLog,
+    NotDelivered,
+    after_quiet_hours,
+    document_of,
+    watched,
+)
 
 SMTP_TIMEOUT = 10.0
 GRACED = "-g"
@@ -105,6 +112,8 @@ def deliver_email(
         acted = context.store.run(last_decided_op(context.notifications, game_id, seat))
         if acted >= version:  # they played meanwhile: they did not need telling
             return log.write("dropped", "you played within the grace period")
+    if watched(context, player_id, game_id, kind):
+        return log.write("dropped", "you were watching the game live")
     later = None if deferred else after_quiet_hours(channels.quiet_hours, context.clock())
     if later is not None:
         context.queue.enqueue_at(

@@ -36,6 +36,7 @@ from store.notifications import (
     log_delivery_op,
     set_channels_op,
     settle_sending_op,
+    watching_op,
 )
 from store.reads import batches_op, current_op, hash_at_op, log_op, read_op
 from store.records import meta_decoder
@@ -74,6 +75,8 @@ def deliver(
     hook = channels.webhook
     if hook is None or hook.disabled:
         return "no webhook on"
+    if watched(context, player_id, game_id, kind):
+        return log.write("dropped", "you were watching the game live")
     now = context.clock()
     later = None if deferred else after_quiet_hours(channels.quiet_hours, now)
     if later is not None:
@@ -136,6 +139,13 @@ def _send(
         return log.write("disabled", detail)
     log.write("failed", detail)
     raise NotDelivered(f"{hook.url}: {detail}")
+
+
+def watched(context: WorkerContext, player_id: str, game_id: str, kind: str) -> bool:
+    """Whether a turn's notification is moot: its player watches the game live."""
+    if kind != "turn.started":
+        return False
+    return context.store.run(watching_op(context.notifications, game_id, player_id))
 
 
 class DeliveryLog:

@@ -226,3 +226,42 @@ def test_a_player_who_resigns_hands_the_seat_to_a_bot_and_the_other_is_told(
         mine = [c for c in record["commands"] if c["kind"] == "commands"]
         assert {c["by"] for c in mine if c["seat"] == resigned["seat"]} == {"bot:greedy"}
         assert {c["by"] for c in mine if c["seat"] != resigned["seat"]} == {""}
+
+
+def test_no_turn_is_announced_to_a_player_who_watches_the_game_live(sink: Sink) -> None:
+    """An open stream of the game says its player is at the table: their `turn.started` is
+    dropped, and their delivery log says so."""
+    from tests.server.sse import asgi_stream
+
+    app = build_app(Settings(webhook_allow="127.0.0.1", public_url=PUBLIC))
+    with TestClient(app, timeout=30) as client:
+        api = Api(client)
+        ada, bea = api.create_player("Ada"), api.create_player("Bea")
+        for player in (ada, bea):
+            _subscribe(api, sink, player)
+        created = api.create_game(ada, 2)
+        game_id = created["game_id"]
+        api.join(bea, game_id, created["invite_code"])
+        board = api.board(game_id)
+        seats = {api.board(game_id, p)["viewer"]: p for p in (ada, bea)}
+        mover, watcher = seats[board["pending"]["seat"]], seats[1 - board["pending"]["seat"]]
+        sink.wait(f"/{watcher.name}", 1)  # game.started
+        until = board["version"] + 1
+        path = f"/api/games/{game_id}/stream?after={board['version']}"
+        headers = watcher.auth
+        watching = client.blocking_portal.start_task_soon(asgi_stream, app, path, until, headers)
+        time.sleep(0.5)  # the stream is open
+        played = _play_turn(api, game_id, mover, random.Random(1))
+        assert played >= 1
+        streamed = watching.result(timeout=20)
+        assert streamed.status == 200
+        turn = api.board(game_id)["version"]
+        deadline = time.monotonic() + 20
+        while True:
+            log = api.ok(api.request("GET", "/api/me/deliveries", player=watcher))
+            if any(d["status"] == "dropped" and d["version"] == turn for d in log):
+                break
+            assert time.monotonic() < deadline, f"the turn was not dropped: {log}"
+            time.sleep(0.05)
+        kinds = [(m["type"], m["version"]) for m in sink.received[f"/{watcher.name}"]]
+        assert ("turn.started", turn) not in kinds, "no announcement while watching"
