@@ -27,26 +27,39 @@ _INVISIBLE = frozenset(("Cf", "Mn", "Me", "Zs"))
 
 def clean_name(name: str) -> str:
     """`name` as others will read it, or `InvalidOptions("name", why)`."""
-    cleaned = unicodedata.normalize("NFC", name).strip()
-    if len(cleaned) > MAX_NAME:
-        raise InvalidOptions("name", f"a name has at most {MAX_NAME} characters")
+    return clean_text(name, field="name", limit=MAX_NAME)
+
+
+def clean_text(text: str, *, field: str, limit: int, lines: bool = False) -> str:
+    """A player's words as others will read them (a name; with `lines`, a message of table
+    talk, whose line breaks are kept), or `InvalidOptions(field, why)`: the same rules as for
+    a name, so that no text a player writes can hide or reorder what is around it."""
+    cleaned = unicodedata.normalize("NFC", text).strip()
+    if lines:
+        cleaned = "\n".join(line.strip() for line in cleaned.replace("\r\n", "\n").split("\n"))
+    what = "a name" if field == "name" else "a message"
+    if len(cleaned) > limit:
+        raise InvalidOptions(field, f"{what} has at most {limit} characters")
     marks = 0
     visible = False
     for char in cleaned:
+        if lines and char == "\n":
+            marks = 0
+            continue
         category = unicodedata.category(char)
         hidden = category in _REFUSED or (category == "Cf" and char not in _JOINERS)
         if hidden or char in _BLANK_LETTERS:
             raise InvalidOptions(
-                "name",
-                f"a name may not contain U+{ord(char):04X} (control, line-break, format, "
+                field,
+                f"{what} may not contain U+{ord(char):04X} (control, line-break, format, "
                 "text-direction, blank or unassigned characters)",
             )
         marks = marks + 1 if category in ("Mn", "Me") else 0
         if marks > MAX_MARKS:
-            raise InvalidOptions("name", f"at most {MAX_MARKS} combining marks on one letter")
+            raise InvalidOptions(field, f"at most {MAX_MARKS} combining marks on one letter")
         visible = visible or category not in _INVISIBLE
     if not visible:
-        raise InvalidOptions("name", "a name needs at least one visible character")
+        raise InvalidOptions(field, f"{what} needs at least one visible character")
     return cleaned
 
 

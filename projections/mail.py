@@ -46,6 +46,12 @@ def render(document: NoticeDocument, unsubscribe_url: str) -> Mail:
         lines.append(f"Deadline: {document.deadline} (UTC).")
     if document.happened:
         lines += ["", "Since your last turn:", *(f"- {line}" for line in document.happened)]
+    if document.talk:
+        lines += [
+            "",
+            "At the table:",
+            *(f"{m.name} (seat {m.seat}): {m.text}" for m in document.talk),
+        ]
     text = "\n".join(
         [*lines, "", f"Play: {document.play_url}", "",
          f"No more e-mails: {unsubscribe_url}", ""]
@@ -56,6 +62,13 @@ def render(document: NoticeDocument, unsubscribe_url: str) -> Mail:
         body.append(f"<p>Deadline: {html.escape(document.deadline)} (UTC).</p>")
     if items:
         body.append(f"<p>Since your last turn:</p><ul>{items}</ul>")
+    if document.talk:
+        said = "".join(
+            f"<li><b>{html.escape(m.name)}</b> (seat {m.seat}): "
+            f"{html.escape(m.text).replace(chr(10), '<br>')}</li>"
+            for m in document.talk
+        )
+        body.append(f"<p>At the table:</p><ul>{said}</ul>")
     body.append(f'<p><a href="{html.escape(document.play_url)}">Open the game</a></p>')
     body.append(f'<p><small><a href="{html.escape(unsubscribe_url)}">No more e-mails</a>'
                 "</small></p>")  # fmt: skip

@@ -19,6 +19,7 @@ from domain.events import Event, GameCancelled, GameEnded, GameStarted
 from domain.state import State
 from domain.view import PendingView, view, visible
 from projections.narrate import acted_for, narrate
+from store.talk import TalkMessage
 
 Kind = Literal[
     "game.started", "turn.started", "turn.reminder", "turn.timed_out", "game.ended",
@@ -64,6 +65,8 @@ class NoticeDocument(msgspec.Struct, frozen=True):
     deadline: str | None = None
     """In a timed game, when the turn running is played for its seat if it has not played it
     (UTC, ISO 8601)."""
+    talk: list[TalkMessage] = []
+    """The table talk since the recipient's last decision (the newest 20), but their own."""
 
 
 def notices_for(
@@ -111,6 +114,7 @@ def notice(
     play_url: str,
     deadline: str | None = None,
     acted: Mapping[int, tuple[int, str]] | None = None,
+    talk: Sequence[TalkMessage] = (),
 ) -> NoticeDocument:
     """The document for `notice`, at `state` (the version it describes) with the game's
     events `since` (those after `since_version`, up to the state's version): the ones its
@@ -148,6 +152,7 @@ def notice(
         winners=list(result.winners) if result is not None else None,
         about_seat=notice.about,
         deadline=deadline,
+        talk=list(talk),
     )
 
 

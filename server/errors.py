@@ -74,6 +74,7 @@ ERROR_DESCRIPTIONS = {
     415: "The body is not application/json",
     422: "Refused by the rules (code, ruling, and the index of the refused command) or an "
     "invalid option, name or setting (the field and the reason)",
+    429: "Too many requests of this kind for now: try again after `Retry-After` seconds",
     503: "The game store is unreachable",
 }
 
@@ -118,6 +119,9 @@ ERROR_EXAMPLES: dict[int, models.ErrorBody] = {
         "5f1c09aa00000077",
         rule="R14",
         index=2,
+    ),
+    429: models.ErrorBody(
+        429, "rate_limited", "at most 5 messages a minute in one game", "5f1c09aa00000081"
     ),
     503: models.ErrorBody(
         503, "unavailable", "the game store is unreachable; try again", "5f1c09aa00000090"
@@ -228,6 +232,7 @@ _HTTP_CODES = {
     405: "method_not_allowed",
     413: "body_too_large",
     415: "unsupported_media_type",
+    429: "rate_limited",
 }
 
 

@@ -69,6 +69,7 @@ def limits() -> list[tuple[str, str]]:
         ("`clock.bank_hours`, `clock.max_bank_hours`", f"0 to {MAX_HOURS}"),
         ("`clock.hand_over_after`", "1-100"),
         ("`reminder_hours`", f"at most {MAX_REMINDERS}, each above 0 and at most {MAX_HOURS}"),
+        ("a message of table talk (`text`)", f"1-{MAX_TALK} characters once cleaned"),
         ("vacation `days`", f"1-{VACATION_DAYS}, and at most what is left of the year's"),
         ("a version (`expected_version`, `after`, `Last-Event-ID`)",
          f"a whole number from 0 to {MAX_VERSION} (2^53 - 1)"),
@@ -307,6 +308,15 @@ class Notifications(msgspec.Struct, frozen=True):
     quiet_hours: QuietHoursInfo | None
     reminder_hours: list[float]
     email: EmailInfo | None = None
+
+
+MAX_TALK = 500
+"""The characters of a message of table talk, once cleaned."""
+
+
+class NewMessage(_Request, frozen=True):
+    text: Annotated[str, msgspec.Meta(min_length=1, max_length=4 * MAX_TALK)]
+    """At most 500 characters once cleaned (line breaks kept; docs/api.md "Table talk")."""
 
 
 class VacationRequest(_Request, frozen=True):

@@ -26,6 +26,7 @@ from server.errors import error_response
 from server.mail_links import MailLinkRoutes
 from server.requests import provide_player, provide_viewer, query_version
 from server.services import Services
+from server.talk import TalkRoutes
 from store.notifications import Delivery
 
 Svc = NamedDependency[Services]
@@ -380,5 +381,5 @@ async def healthz(services: Svc) -> models.Health:
 
 
 ROUTES: list[ControllerRouterHandler] = [
-    PlayerRoutes, GameRoutes, MeRoutes, MailLinkRoutes, lobby, healthz,
+    PlayerRoutes, GameRoutes, TalkRoutes, MeRoutes, MailLinkRoutes, lobby, healthz,
 ]  # fmt: skip

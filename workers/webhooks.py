@@ -40,6 +40,7 @@ from store.notifications import (
 )
 from store.reads import batches_op, current_op, hash_at_op, log_op, read_op
 from store.records import meta_decoder
+from store.talk import KEPT, TalkMessage, thread_op
 from workers.context import WorkerContext, current
 from workers.deadlines import clock_of
 from workers.retries import DELIVERY_RETRY
@@ -178,6 +179,7 @@ def document_of(
         state = head
     else:  # the game moved on (a table event announced late): the state it describes
         state = fold(event for _v, event, _d, _h in run(log_op(context.path, game_id))[:version])
+    acted, since_time = _acted(context, game_id, since, version)
     return notice(
         state,
         events,
@@ -187,21 +189,37 @@ def document_of(
         since_version=since,
         play_url=f"{context.public_url}/games/{game_id}",
         deadline=_deadline(context, game_id, state, target.seat),
-        acted=_acted(context, game_id, since, version),
+        acted=acted,
+        talk=_talk(context, game_id, target, since_time),
     )
 
 
 def _acted(
     context: WorkerContext, game_id: str, since: int, version: int
-) -> dict[int, tuple[int, str]]:
-    """The appends after `since` up to `version` that a bot or the clock made for a seat."""
-    acted = {}
+) -> tuple[dict[int, tuple[int, str]], str]:
+    """The appends after `since` up to `version` that a bot or the clock made for a seat;
+    and when the append that took `since` was made ("" for none)."""
+    acted, since_time = {}, ""
     for batch in context.store.run(batches_op(context.path, game_id)):
-        if since < batch.first_version <= version:
-            meta = meta_decoder.decode(batch.metadata)
-            if meta.by and meta.seat is not None:
-                acted[batch.first_version] = (meta.seat, meta.by)
-    return acted
+        meta = meta_decoder.decode(batch.metadata)
+        if batch.first_version <= since <= batch.last_version:
+            since_time = meta.time
+        if since < batch.first_version <= version and meta.by and meta.seat is not None:
+            acted[batch.first_version] = (meta.seat, meta.by)
+    return acted, since_time
+
+
+TALK_IN_NOTICE = 20
+"""The newest messages of table talk a notification carries."""
+
+
+def _talk(
+    context: WorkerContext, game_id: str, target: Notice, since_time: str
+) -> list[TalkMessage]:
+    """The table talk since the recipient's last decision, but their own (the newest)."""
+    said = context.store.run(thread_op(context.accounts.prefix, game_id, count=KEPT))
+    new = [m for m in said if m.time > since_time and m.seat != target.seat]
+    return new[-TALK_IN_NOTICE:]
 
 
 def _deadline(context: WorkerContext, game_id: str, state: State, seat: int | None) -> str | None:

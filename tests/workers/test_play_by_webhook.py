@@ -265,3 +265,25 @@ def test_no_turn_is_announced_to_a_player_who_watches_the_game_live(sink: Sink) 
             time.sleep(0.05)
         kinds = [(m["type"], m["version"]) for m in sink.received[f"/{watcher.name}"]]
         assert ("turn.started", turn) not in kinds, "no announcement while watching"
+
+
+def test_the_table_talk_since_a_players_last_turn_comes_with_their_next_notification(
+    sink: Sink,
+) -> None:
+    app = build_app(Settings(webhook_allow="127.0.0.1", public_url=PUBLIC))
+    with TestClient(app, timeout=30) as client:
+        api = Api(client)
+        ada, bea = api.create_player("Ada"), api.create_player("Bea")
+        for player in (ada, bea):
+            _subscribe(api, sink, player)
+        created = api.create_game(ada, 2)
+        game_id = created["game_id"]
+        api.join(bea, game_id, created["invite_code"])
+        board = api.board(game_id)
+        seats = {api.board(game_id, p)["viewer"]: p for p in (ada, bea)}
+        mover, other = seats[board["pending"]["seat"]], seats[1 - board["pending"]["seat"]]
+        talk = f"/api/games/{game_id}/talk"
+        api.ok(api.request("POST", talk, player=mover, json={"text": "<i>your move</i>"}), 201)
+        _play_turn(api, game_id, mover, random.Random(2))
+        turn = next(m for m in sink.wait(f"/{other.name}", 2) if m["type"] == "turn.started")
+        assert [(m["name"], m["text"]) for m in turn["talk"]] == [(mover.name, "<i>your move</i>")]
