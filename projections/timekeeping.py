@@ -170,7 +170,11 @@ def clocks_op(
     player's vacations."""
     batches = yield from batches_op(path, game_id)
     seats = state.board.seats
-    players = [state.players[state.seat_players[seat]] for seat in range(seats)]
+    players = (  # none while the table waits: the seats are drawn when it fills
+        [state.players[state.seat_players[seat]] for seat in range(seats)]
+        if state.seat_players
+        else []
+    )
     away: list[Away] = list((yield from vacations_op(accounts, players))) if players else []
     log = appends([batch for batch in batches if batch.last_version <= state.version])
     deciding = state.pending.seat if state.pending is not None else None

@@ -323,3 +323,16 @@ def test_vacations_are_limited_to_the_years_allowance_and_one_at_a_time(
 
 def _iso(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def test_a_timed_table_that_waits_shows_its_clock_and_no_deadline(api: Api) -> None:
+    ada = api.create_player("Ada")
+    body = {"seats": 3, "clock": {"per_move_hours": 12, "bank_hours": 1}}
+    created = api.ok(api.request("POST", "/api/games", player=ada, json=body), 201)
+    board = api.board(created["game_id"], ada)
+    assert board["phase"] == "waiting"
+    assert board["clock"]["running"] is None and board["clock"]["deadline"] is None
+    assert board["clock"]["per_move_seconds"] == 12 * 3600
+    mine = api.ok(api.request("GET", "/api/me/games", player=ada))
+    assert mine[0]["clock"]["running"] is None
+    assert api.ok(api.request("GET", f"/api/games/{created['game_id']}/replay"))["steps"]
