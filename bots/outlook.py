@@ -1,9 +1,8 @@
-"""The greedy bot's reading of a position: every builder's expected points, as one seat sees
-them.
+"""The bots' reading of a position (the greedy bot's, and the search's at its leaves): every
+builder's expected points, as one seat sees them.
 
-Dearer than the search's static `bots.evaluate.standing`, and much better informed: the
-points secured; the portrait sets with those each builder may still take (the face-up cards
-and the draw pile shared among the seats); and each unscored city played out to its end
+The points secured; the portrait sets with those each builder may still take (the face-up
+cards and the draw pile shared among the seats); and each unscored city played out to its end
 (`bots.city_playout`), since who holds a city's remaining cards, and when they come, decide
 its towers. One decision's candidate positions share most of their cities, so the play-outs
 are remembered.
