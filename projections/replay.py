@@ -22,6 +22,9 @@ class ReplayStep(msgspec.Struct, frozen=True, gc=False):
     version: int
     event: Event
     view: View
+    by: str = ""
+    """Who acted for the seat in the append of this event ("" the player; `bot:<level>`,
+    `clock:<level>`: docs/record.md)."""
 
 
 class Replay(msgspec.Struct, frozen=True, gc=False):
@@ -32,24 +35,31 @@ class Replay(msgspec.Struct, frozen=True, gc=False):
 
 
 def replay(
-    events: Sequence[Event], seat: int | None, clocks: Sequence[tuple[int, ClockView]] = ()
+    events: Sequence[Event],
+    seat: int | None,
+    clocks: Sequence[tuple[int, ClockView]] = (),
+    acted: Sequence[tuple[int, str]] = (),
 ) -> Replay:
     """Every step of the game whose whole log is `events`, as `seat` may see it; in a timed
     game, each step's view with the clocks as they stood (`clocks`: after each append, with
-    the append's first version, in order)."""
+    the append's first version, in order); each step with who acted for its seat (`acted`:
+    each append's first version and `by`, in order)."""
     over = log_finished(events)
     state = NEW_GAME
     steps = []
-    at = -1  # the append of the version
+    at = by_at = -1  # the append of the version, in `clocks` and in `acted`
     for version, event in enumerate(events, start=1):
         state = evolve(state, event)
         while at + 1 < len(clocks) and clocks[at + 1][0] <= version:
             at += 1
+        while by_at + 1 < len(acted) and acted[by_at + 1][0] <= version:
+            by_at += 1
         if visible(event, seat, over):
             shown = view(state, seat, everything=over)
             if at >= 0:
                 shown = msgspec.structs.replace(shown, clock=clocks[at][1])
-            steps.append(ReplayStep(version, event, shown))
+            by = acted[by_at][1] if by_at >= 0 else ""
+            steps.append(ReplayStep(version, event, shown, by))
     return Replay(viewer=seat, version=len(events), over=over, steps=steps)
 
 

@@ -351,8 +351,13 @@ class GameService:
         if encoded is None:
             events = await self._log(game_id)
             clocks = await self.clocks(game_id, state)
+            acted = [
+                (batch.first_version, meta_decoder.decode(batch.metadata).by)
+                for batch in await self.run(reads.batches_op(self.path, game_id))
+                if batch.last_version <= state.version
+            ]
             encoded = self._replays[key] = msgspec.json.encode(
-                replay(events[: state.version], seat, clocks)
+                replay(events[: state.version], seat, clocks, acted)
             )
         return encoded
 

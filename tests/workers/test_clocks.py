@@ -139,6 +139,9 @@ def test_a_game_whose_one_seat_never_acts_ends_with_its_turns_played_by_the_cloc
     assert {by for seat, by in by_seat if seat == silent} == {"clock:greedy"}
     assert {by for seat, by in by_seat if seat != silent} == {""}
     turns = [seat for n, (seat, _) in enumerate(by_seat) if n == 0 or by_seat[n - 1][0] != seat]
+    steps = api.ok(api.request("GET", f"/api/games/{game_id}/replay"))["steps"]
+    played = {(s["event"]["seat"], s["by"]) for s in steps if s["event"]["type"] == "card_played"}
+    assert played == {(silent, "clock:greedy"), (1 - silent, "")}, "the replay says so"
     assert turns.count(silent) == timeouts
     assert board["clock"]["seats"][silent]["timeouts"] == timeouts
     told = _wait_for_messages(sink, "/Bea", lambda kinds: "game.ended" in kinds)
