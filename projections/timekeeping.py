@@ -182,6 +182,7 @@ def clocks_op(
     return [(a.first_version, view) for a, view in zip(log, views, strict=True)], away
 
 
-def away_until(away: Away, now: float) -> float | None:
-    """The end of the vacation going on at `now` (None: none is)."""
-    return next((until for begun, until in away if begun <= now < until), None)
+def away_until(away: Away, now: float) -> str | None:
+    """The end of the vacation going on at `now` (UTC, ISO 8601; None: none is)."""
+    until = next((until for begun, until in away if begun <= now < until), None)
+    return None if until is None else _iso(until)

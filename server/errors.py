@@ -140,6 +140,11 @@ def error_response(status: int) -> ResponseSpec:
     )
 
 
+def error_responses(*statuses: int) -> dict[int, ResponseSpec]:
+    """The documented error answers of an operation."""
+    return {status: error_response(status) for status in statuses}
+
+
 # Refusals by the rules that are about who may act, not about the command.
 _FORBIDDEN_CODES = {"not_your_decision": 403, "not_at_table": 403, "not_creator": 403}
 _CONFLICT_CODES = {

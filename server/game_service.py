@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import AsyncIterator, Callable
-from datetime import UTC, datetime
 from typing import TypeVar
 
 import msgspec
@@ -268,7 +267,7 @@ class GameService:
         if clocks and any(away_until(each, now) for each in away):
             first, last = clocks[-1]
             seats = tuple(
-                msgspec.structs.replace(seat, away_until=_iso_or_none(away_until(each, now)))
+                msgspec.structs.replace(seat, away_until=away_until(each, now))
                 for seat, each in zip(last.seats, away, strict=True)
             )
             clocks[-1] = (first, msgspec.structs.replace(last, seats=seats))
@@ -401,10 +400,6 @@ class Watching:
             self.said = now
             keys = NotificationKeys(self.games.listings)
             await self.games.run(mark_watching_op(keys, self.game_id, self.viewer))
-
-
-def _iso_or_none(seconds: float | None) -> str | None:
-    return None if seconds is None else iso(datetime.fromtimestamp(seconds, UTC))
 
 
 def _time_control(setting: models.ClockSetting | None) -> TimeControl | None:

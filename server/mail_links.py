@@ -16,7 +16,7 @@ from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import QueryParameter
 
-from server.errors import error_response
+from server.errors import error_responses
 from server.services import Services
 
 Svc = NamedDependency[Services]
@@ -31,7 +31,7 @@ def _errors(*statuses: int) -> dict[int, Any]:
     unknown = ResponseSpec(
         data_container=str, media_type=HTML, description="An unknown or used link: a page"
     )
-    return {status: unknown if status == 404 else error_response(status) for status in statuses}
+    return {**error_responses(*statuses), **({404: unknown} if 404 in statuses else {})}
 
 
 def _page(title: str, text: str, action: str | None = None, token: str = "") -> Response[str]:

@@ -22,11 +22,11 @@ from domain.view import View
 from projections.record import Record
 from projections.replay import Replay
 from server import models
-from server.errors import error_response
+from server.errors import error_responses
 from server.mail_links import MailLinkRoutes
 from server.requests import provide_player, provide_viewer, query_version
 from server.services import Services
-from server.talk import TalkRoutes
+from server.talk_routes import TalkRoutes
 from store.notifications import Delivery
 
 Svc = NamedDependency[Services]
@@ -40,10 +40,6 @@ After = Annotated[
 BEARER: list[dict[str, list[str]]] = [{"BearerToken": []}]
 OPTIONAL_BEARER: list[dict[str, list[str]]] = [{}, {"BearerToken": []}]
 """Reads: anonymous (a spectator) or with a token (a seat's view)."""
-
-
-def _errors(*statuses: int) -> dict[int, Any]:
-    return {status: error_response(status) for status in statuses}
 
 
 def _json(encoded: bytes) -> Response[bytes]:
@@ -60,14 +56,19 @@ class PlayerRoutes(Controller):
     path = "/api/players"
     tags = ("players",)
 
-    @post("/", status_code=201, operation_id="createPlayer", responses=_errors(400, 413, 415, 422))
+    @post(
+        "/",
+        status_code=201,
+        operation_id="createPlayer",
+        responses=error_responses(400, 413, 415, 422),
+    )
     async def create_player(
         self, data: JSONBody[models.NewPlayer], services: Svc
     ) -> models.PlayerCreated:
         """Create a player. The token in the answer is shown once: keep it."""
         return await services.accounts.create_player(data.name)
 
-    @get("/{player_id:str}", operation_id="getPlayer", responses=_errors(400, 404))
+    @get("/{player_id:str}", operation_id="getPlayer", responses=error_responses(400, 404))
     async def get_player(self, player_id: FromPath[str], services: Svc) -> models.PlayerInfo:
         """A player's public face: id and name."""
         return await services.accounts.player(player_id)
@@ -83,7 +84,7 @@ class GameRoutes(Controller):
         operation_id="createGame",
         dependencies=_PLAYER,
         security=BEARER,
-        responses=_errors(400, 401, 409, 413, 415, 422),
+        responses=error_responses(400, 401, 409, 413, 415, 422),
     )
     async def create_game(
         self, data: JSONBody[models.NewGame], player: PlayerId, services: Svc
@@ -97,7 +98,7 @@ class GameRoutes(Controller):
         operation_id="joinGame",
         dependencies=_PLAYER,
         security=BEARER,
-        responses=_errors(400, 401, 403, 404, 409, 413, 415, 422),
+        responses=error_responses(400, 401, 403, 404, 409, 413, 415, 422),
     )
     async def join_game(
         self,
@@ -115,7 +116,7 @@ class GameRoutes(Controller):
         operation_id="leaveGame",
         dependencies=_PLAYER,
         security=BEARER,
-        responses=_errors(400, 401, 403, 404, 409),
+        responses=error_responses(400, 401, 403, 404, 409),
     )
     async def leave_game(
         self, game_id: FromPath[str], player: PlayerId, services: Svc
@@ -130,7 +131,7 @@ class GameRoutes(Controller):
         operation_id="resignSeat",
         dependencies=_PLAYER,
         security=BEARER,
-        responses=_errors(400, 401, 403, 404, 409),
+        responses=error_responses(400, 401, 403, 404, 409),
     )
     async def resign(
         self, game_id: FromPath[str], player: PlayerId, services: Svc
@@ -146,7 +147,7 @@ class GameRoutes(Controller):
         operation_id="cancelGame",
         dependencies=_PLAYER,
         security=BEARER,
-        responses=_errors(400, 401, 403, 404, 409),
+        responses=error_responses(400, 401, 403, 404, 409),
     )
     async def cancel_game(
         self, game_id: FromPath[str], player: PlayerId, services: Svc
@@ -158,7 +159,7 @@ class GameRoutes(Controller):
         "/{game_id:str}",
         operation_id="getBoard",
         security=OPTIONAL_BEARER,
-        responses=_errors(400, 401, 404),
+        responses=error_responses(400, 401, 404),
     )
     async def board(
         self, game_id: FromPath[str], request: Request[Any, Any, Any], services: Svc
@@ -175,7 +176,7 @@ class GameRoutes(Controller):
         operation_id="sendCommands",
         dependencies=_PLAYER,
         security=BEARER,
-        responses=_errors(400, 401, 403, 404, 409, 413, 415, 422),
+        responses=error_responses(400, 401, 403, 404, 409, 413, 415, 422),
     )
     async def send_commands(
         self,
@@ -193,7 +194,7 @@ class GameRoutes(Controller):
         operation_id="listEvents",
         dependencies=_VIEWER,
         security=OPTIONAL_BEARER,
-        responses=_errors(400, 401, 404),
+        responses=error_responses(400, 401, 404),
     )
     async def events(
         self,
@@ -212,7 +213,7 @@ class GameRoutes(Controller):
         media_type="text/event-stream",
         dependencies=_VIEWER,
         security=OPTIONAL_BEARER,
-        responses=_errors(400, 401, 404),
+        responses=error_responses(400, 401, 404),
     )
     async def stream(
         self,
@@ -254,7 +255,7 @@ class GameRoutes(Controller):
         operation_id="getReplay",
         dependencies=_VIEWER,
         security=OPTIONAL_BEARER,
-        responses=_errors(400, 401, 404),
+        responses=error_responses(400, 401, 404),
     )
     async def replay(self, game_id: FromPath[str], viewer: ViewerId, services: Svc) -> Replay:
         """Every step of the game: each event you may see and your view right after it. Once
@@ -266,7 +267,7 @@ class GameRoutes(Controller):
         operation_id="getBoardAt",
         dependencies=_VIEWER,
         security=OPTIONAL_BEARER,
-        responses=_errors(400, 401, 404),
+        responses=error_responses(400, 401, 404),
     )
     async def at_version(
         self,
@@ -290,7 +291,7 @@ class GameRoutes(Controller):
         operation_id="getRecord",
         dependencies=_VIEWER,
         security=OPTIONAL_BEARER,
-        responses=_errors(400, 401, 404),
+        responses=error_responses(400, 401, 404),
     )
     async def record(self, game_id: FromPath[str], viewer: ViewerId, services: Svc) -> Record:
         """The game record (format `patrician-record/1`, see docs/record.md), redacted for you
@@ -306,7 +307,7 @@ class MeRoutes(Controller):
     dependencies = _PLAYER
     security = BEARER
 
-    @get("/games", operation_id="listMyGames", responses=_errors(401))
+    @get("/games", operation_id="listMyGames", responses=error_responses(401))
     async def my_games(self, player: PlayerId, services: Svc) -> list[models.MyGame]:
         """Your games: those awaiting your decision first, then the others, each group
         longest waiting first."""
@@ -321,13 +322,13 @@ class MeRoutes(Controller):
         return Response(None, status_code=204, headers={"Allow": "GET, OPTIONS, PUT"})
 
     @get("/notifications", tags=["notifications"], operation_id="getMyNotifications",
-         responses=_errors(401))  # fmt: skip
+         responses=error_responses(401))  # fmt: skip
     async def my_notifications(self, player: PlayerId, services: Svc) -> models.Notifications:
         """How you are told that something happened (the webhook's secret is never shown)."""
         return await services.notifications.get(player)
 
     @put("/notifications", tags=["notifications"], operation_id="setMyNotifications",
-         responses=_errors(400, 401, 413, 415, 422))  # fmt: skip
+         responses=error_responses(400, 401, 413, 415, 422))  # fmt: skip
     async def set_my_notifications(
         self, data: JSONBody[models.NotificationSettings], player: PlayerId, services: Svc
     ) -> models.Notifications:
@@ -341,13 +342,13 @@ class MeRoutes(Controller):
         """All three methods (see `allow_notifications`)."""
         return Response(None, status_code=204, headers={"Allow": "DELETE, GET, OPTIONS, POST"})
 
-    @get("/vacation", operation_id="getMyVacation", responses=_errors(401))
+    @get("/vacation", operation_id="getMyVacation", responses=error_responses(401))
     async def my_vacation(self, player: PlayerId, services: Svc) -> models.VacationInfo:
         """Your vacation, if you are on one, and the days of this year's allowance used."""
         return await services.vacations.get(player)
 
     @post("/vacation", operation_id="startMyVacation", status_code=200,
-          responses=_errors(400, 401, 413, 415, 422))  # fmt: skip
+          responses=error_responses(400, 401, 413, 415, 422))  # fmt: skip
     async def start_my_vacation(
         self, data: JSONBody[models.VacationRequest], player: PlayerId, services: Svc
     ) -> models.VacationInfo:
@@ -355,13 +356,15 @@ class MeRoutes(Controller):
         (the others see until when)."""
         return await services.vacations.start(player, data.days)
 
-    @delete("/vacation", operation_id="endMyVacation", status_code=200, responses=_errors(401))
+    @delete(
+        "/vacation", operation_id="endMyVacation", status_code=200, responses=error_responses(401)
+    )
     async def end_my_vacation(self, player: PlayerId, services: Svc) -> models.VacationInfo:
         """Come back early: your clocks run again from now."""
         return await services.vacations.end(player)
 
     @get("/deliveries", tags=["notifications"], operation_id="listMyDeliveries",
-         responses=_errors(401))  # fmt: skip
+         responses=error_responses(401))  # fmt: skip
     async def my_deliveries(self, player: PlayerId, services: Svc) -> list[Delivery]:
         """What was sent to you, newest first (the last 50 attempts)."""
         return await services.notifications.deliveries(player)
@@ -373,7 +376,7 @@ async def lobby(services: Svc) -> list[models.LobbyGame]:
     return await services.listings.lobby()
 
 
-@get("/healthz", tags=["health"], operation_id="health", responses=_errors(503))
+@get("/healthz", tags=["health"], operation_id="health", responses=error_responses(503))
 async def healthz(services: Svc) -> models.Health:
     """Alive, and the store answers."""
     await services.games.check_store()

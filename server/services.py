@@ -14,6 +14,7 @@ from server.game_service import GameService
 from server.handovers import Enqueue, HandoverService
 from server.listings import ListingService
 from server.notifications import NotificationService
+from server.talk import TalkService
 from server.vacations import VacationService
 from store.accounts import Accounts
 from store.client import AsyncEventStore
@@ -31,6 +32,7 @@ class Services(NamedTuple):
     notifications: NotificationService
     handovers: HandoverService
     vacations: VacationService
+    talk: TalkService
 
 
 def build_services(
@@ -62,7 +64,8 @@ def build_services(
     handovers = HandoverService(store, path, prefix, enqueue or _no_workers)
     listings = ListingService(store, path, keys, clock=clock, clocks=games.clocks)
     vacations = VacationService(store, keys, away or _no_clocks, clock=clock)
-    return Services(accounts, games, listings, notifications, handovers, vacations)
+    talk = TalkService(games, accounts)
+    return Services(accounts, games, listings, notifications, handovers, vacations, talk)
 
 
 def _no_clocks(player_id: str) -> None:

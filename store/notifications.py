@@ -54,6 +54,7 @@ class Channels(msgspec.Struct, frozen=True):
     email: Email | None = None
 
 
+Channel = Literal["webhook", "email"]
 Status = Literal["delivered", "failed", "refused", "deferred", "disabled", "dropped"]
 
 
@@ -64,7 +65,7 @@ class Delivery(msgspec.Struct, frozen=True):
     type: str
     game_id: str
     version: int
-    channel: Literal["webhook", "email"]
+    channel: Channel
     time: str
     status: Status
     attempt: int

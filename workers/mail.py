@@ -28,15 +28,12 @@ from typing import cast
 from urllib.parse import parse_qs, unquote, urlsplit
 
 import msgspec
-from rq import get_current_job
 
 from projections.mail import Mail, render
 from projections.notices import Kind, Notice
 from store.notifications import (
-    Delivery,
     Email,
     channels_op,
-    claim_sending_op,
     keep_confirmation_op,
     keep_unsubscribe_op,
     last_decided_op,
@@ -47,16 +44,16 @@ from workers.context import WorkerContext, current
 from workers.retries import DELIVERY_RETRY
 from workers.webhooks import (
     DEFERRED,
-    DeliveryLog,
+    GRACED,
     NotDelivered,
     after_quiet_hours,
+    attempt_log,
+    claim_sending,
     document_of,
     watched,
 )
 
 SMTP_TIMEOUT = 10.0
-GRACED = "-g"
-"""The suffix of the job id of an e-mail that waited its grace period."""
 
 
 def confirm_address(player_id: str, address: str) -> str:
@@ -89,22 +86,17 @@ def deliver_email(
 ) -> str:  # fmt: skip
     """Send one notification by e-mail (see the module); what became of it."""
     context = current()
-    job = get_current_job()
-    mail_id = job.id.removesuffix(DEFERRED).removesuffix(GRACED) if job else f"{kind}-{version}"
-    left = job.retries_left if job is not None else None
-    log = DeliveryLog(context, player_id, Delivery(
-        mail_id, kind, game_id, version, "email", "", "failed",
-        1 if left is None else DELIVERY_RETRY.max - left + 1,
-    ))  # fmt: skip
+    log = attempt_log(context, player_id, kind, game_id, version, channel="email")
+    mail_id = log.attempt.webhook_id
     channels = context.store.run(channels_op(context.notifications, player_id))
     email = channels.email
     if email is None or not email.confirmed:
         return "no e-mail on"
-    again = {"about": about, "job_id": mail_id, "retry": DELIVERY_RETRY}
+    again = {"about": about, "retry": DELIVERY_RETRY}  # the job once more, later
     if kind == "turn.started" and not graced and context.mail_grace_seconds > 0:
         context.queue.enqueue_in(
             timedelta(seconds=context.mail_grace_seconds), deliver_email, player_id, game_id,
-            version, kind, seat, **{**again, "job_id": mail_id + GRACED}, graced=True,
+            version, kind, seat, job_id=mail_id + GRACED, graced=True, **again,
         )  # fmt: skip
         grace = context.mail_grace_seconds
         return log.write("deferred", f"waits {grace:g} s: not sent if you play meanwhile")
@@ -118,27 +110,23 @@ def deliver_email(
     if later is not None:
         context.queue.enqueue_at(
             later, deliver_email, player_id, game_id, version, kind, seat,
-            **{**again, "job_id": mail_id + DEFERRED}, deferred=True, graced=True,
+            job_id=mail_id + DEFERRED, deferred=True, graced=True, **again,
         )  # fmt: skip
         return log.write("deferred", f"quiet hours: to be sent at {later.isoformat()}")
-    held = context.store.run(claim_sending_op(context.notifications, mail_id))
-    if held == "sent":
+    if not claim_sending(context, mail_id):
         return "sent already"
-    if held == "sending":
-        raise NotDelivered(f"{mail_id}: another copy is being sent")
     try:
         target = Notice(player_id, seat, cast(Kind, kind), about)
         document = document_of(context, target, game_id, version)
         unsubscribe = _unsubscribe_url(context, player_id, email)
         mail = render(document, unsubscribe)
         send(context, email.address, mail, unsubscribe=unsubscribe, message_id=mail_id)
-    except (OSError, smtplib.SMTPException) as failed:
+    except BaseException as failed:
         context.store.run(settle_sending_op(context.notifications, mail_id, sent=False))
+        if not isinstance(failed, (OSError, smtplib.SMTPException)):
+            raise
         log.write("failed", f"{type(failed).__name__}: {failed}")
         raise NotDelivered(f"{email.address}: {failed}") from None
-    except BaseException:
-        context.store.run(settle_sending_op(context.notifications, mail_id, sent=False))
-        raise
     context.store.run(settle_sending_op(context.notifications, mail_id, sent=True))
     return log.write("delivered", "accepted by the mail server")
 

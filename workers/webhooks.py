@@ -25,6 +25,7 @@ from domain.state import State
 from projections.notices import Kind, Notice, NoticeDocument, encode, notice
 from store.clock import iso
 from store.notifications import (
+    Channel,
     Channels,
     Delivery,
     QuietHours,
@@ -52,6 +53,8 @@ USER_AGENT = "patrician-webhooks/1"
 WEBHOOK_DISABLED = "workers.mail.webhook_disabled"
 DEFERRED = "-q"
 """The suffix of the job id of a notification held back by quiet hours."""
+GRACED = "-g"
+"""The suffix of the job id of an e-mail that waited its grace period."""
 
 
 class NotDelivered(RuntimeError):
@@ -65,13 +68,8 @@ def deliver(
     """Send one notification (see the module); what became of it. `deferred`: sent again
     after the player's quiet hours (under the same `webhook-id`)."""
     context = current()
-    job = get_current_job()
-    webhook_id = job.id.removesuffix(DEFERRED) if job is not None else f"{kind}-{version}"
-    left = job.retries_left if job is not None else None
-    log = DeliveryLog(context, player_id, Delivery(
-        webhook_id, kind, game_id, version, "webhook", "", "failed",
-        1 if left is None else DELIVERY_RETRY.max - left + 1,
-    ))  # fmt: skip
+    log = attempt_log(context, player_id, kind, game_id, version, channel="webhook")
+    webhook_id = log.attempt.webhook_id
     channels = context.store.run(channels_op(context.notifications, player_id))
     hook = channels.webhook
     if hook is None or hook.disabled:
@@ -86,11 +84,8 @@ def deliver(
             job_id=webhook_id + DEFERRED, retry=DELIVERY_RETRY,
         )  # fmt: skip
         return log.write("deferred", f"quiet hours: to be sent at {iso(later)}")
-    held = context.store.run(claim_sending_op(context.notifications, webhook_id))
-    if held == "sent":  # a copy of this job (its notice handled twice) sent it already
+    if not claim_sending(context, webhook_id):
         return "sent already"
-    if held == "sending":  # another copy is on its way: see later whether it went out
-        raise NotDelivered(f"{webhook_id}: another copy is being sent")
     try:
         what = (player_id, game_id, version, kind, seat, about)
         return _send(context, log, channels, now, what)
@@ -140,6 +135,34 @@ def _send(
         return log.write("disabled", detail)
     log.write("failed", detail)
     raise NotDelivered(f"{hook.url}: {detail}")
+
+
+def attempt_log(
+    context: WorkerContext, player_id: str, kind: str, game_id: str, version: int, *,
+    channel: Channel,
+) -> DeliveryLog:  # fmt: skip
+    """The delivery log of this attempt of a delivery job, under the notification's one id:
+    the job's, less the suffix of a wait (quiet hours, a grace period)."""
+    job = get_current_job()
+    if job is None:
+        return DeliveryLog(context, player_id, Delivery(
+            f"{kind}-{version}", kind, game_id, version, channel, "", "failed", 1
+        ))  # fmt: skip
+    notice_id = job.id.removesuffix(DEFERRED).removesuffix(GRACED)
+    left = job.retries_left
+    number = 1 if left is None else DELIVERY_RETRY.max - left + 1
+    delivery = Delivery(notice_id, kind, game_id, version, channel, "", "failed", number)
+    return DeliveryLog(context, player_id, delivery)
+
+
+def claim_sending(context: WorkerContext, notice_id: str) -> bool:
+    """Claim the sending of a notification: False if a copy of its job (its notice handled
+    twice) sent it already; `NotDelivered` (try again later) while another copy is on its
+    way, to see then whether it went out."""
+    held = context.store.run(claim_sending_op(context.notifications, notice_id))
+    if held == "sending":
+        raise NotDelivered(f"{notice_id}: another copy is being sent")
+    return held != "sent"
 
 
 def watched(context: WorkerContext, player_id: str, game_id: str, kind: str) -> bool:

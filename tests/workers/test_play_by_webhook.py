@@ -228,6 +228,21 @@ def test_a_player_who_resigns_hands_the_seat_to_a_bot_and_the_other_is_told(
         assert {c["by"] for c in mine if c["seat"] != resigned["seat"]} == {""}
 
 
+def _two_seats_subscribed(api: Api, sink: Sink) -> tuple[str, Json, Player, Player]:
+    """A started 2-seat game of Ada and Bea, each with a webhook to the sink: the game, its
+    board, the player to move and the other."""
+    ada, bea = api.create_player("Ada"), api.create_player("Bea")
+    for player in (ada, bea):
+        _subscribe(api, sink, player)
+    created = api.create_game(ada, 2)
+    game_id = created["game_id"]
+    api.join(bea, game_id, created["invite_code"])
+    board = api.board(game_id)
+    seats = {api.board(game_id, p)["viewer"]: p for p in (ada, bea)}
+    pending = board["pending"]["seat"]
+    return game_id, board, seats[pending], seats[1 - pending]
+
+
 def test_no_turn_is_announced_to_a_player_who_watches_the_game_live(sink: Sink) -> None:
     """An open stream of the game says its player is at the table: their `turn.started` is
     dropped, and their delivery log says so."""
@@ -236,15 +251,7 @@ def test_no_turn_is_announced_to_a_player_who_watches_the_game_live(sink: Sink) 
     app = build_app(Settings(webhook_allow="127.0.0.1", public_url=PUBLIC))
     with TestClient(app, timeout=30) as client:
         api = Api(client)
-        ada, bea = api.create_player("Ada"), api.create_player("Bea")
-        for player in (ada, bea):
-            _subscribe(api, sink, player)
-        created = api.create_game(ada, 2)
-        game_id = created["game_id"]
-        api.join(bea, game_id, created["invite_code"])
-        board = api.board(game_id)
-        seats = {api.board(game_id, p)["viewer"]: p for p in (ada, bea)}
-        mover, watcher = seats[board["pending"]["seat"]], seats[1 - board["pending"]["seat"]]
+        game_id, board, mover, watcher = _two_seats_subscribed(api, sink)
         sink.wait(f"/{watcher.name}", 1)  # game.started
         until = board["version"] + 1
         path = f"/api/games/{game_id}/stream?after={board['version']}"
@@ -273,15 +280,7 @@ def test_the_table_talk_since_a_players_last_turn_comes_with_their_next_notifica
     app = build_app(Settings(webhook_allow="127.0.0.1", public_url=PUBLIC))
     with TestClient(app, timeout=30) as client:
         api = Api(client)
-        ada, bea = api.create_player("Ada"), api.create_player("Bea")
-        for player in (ada, bea):
-            _subscribe(api, sink, player)
-        created = api.create_game(ada, 2)
-        game_id = created["game_id"]
-        api.join(bea, game_id, created["invite_code"])
-        board = api.board(game_id)
-        seats = {api.board(game_id, p)["viewer"]: p for p in (ada, bea)}
-        mover, other = seats[board["pending"]["seat"]], seats[1 - board["pending"]["seat"]]
+        game_id, _board, mover, other = _two_seats_subscribed(api, sink)
         talk = f"/api/games/{game_id}/talk"
         api.ok(api.request("POST", talk, player=mover, json={"text": "<i>your move</i>"}), 201)
         _play_turn(api, game_id, mover, random.Random(2))
