@@ -117,6 +117,36 @@ class EventStore(_Store):
                 except ResponseError as error:  # for the operation to handle, or not
                     step, reply = op.throw, error
 
+    def gather(self, *ops: Op[Any]) -> list[Any]:
+        """Carry out independent operations together, their results in order: each round
+        sends the next request of every one still going in one pipeline, so that k
+        operations of one request each cost one round trip to Redis rather than k."""
+        results: list[Any] = [None] * len(ops)
+        steps: list[tuple[Callable[[Any], Request], Any]] = [(op.send, None) for op in ops]
+        going = list(range(len(ops)))
+        with translated_errors:
+            while going:
+                requests: list[tuple[int, Request]] = []
+                for index in going:
+                    step, reply = steps[index]
+                    try:
+                        requests.append((index, step(reply)))
+                    except StopIteration as done:
+                        results[index] = done.value
+                if not requests:
+                    break
+                pipeline = self.client.pipeline(transaction=False)
+                for _index, request in requests:
+                    dispatch(pipeline, request)
+                replies = pipeline.execute(raise_on_error=False)
+                for (index, _request), reply in zip(requests, replies, strict=True):
+                    op = ops[index]
+                    steps[index] = (op.throw, reply) if isinstance(reply, ResponseError) else (
+                        op.send, reply
+                    )  # fmt: skip
+                going = [index for index, _request in requests]
+        return results
+
     append = _sync(appending.append)
     head = _sync(streams.head)
     read = _sync(streams.read)

@@ -21,10 +21,13 @@ from store.reads import log_op
 from workers.context import WorkerContext
 
 
-def levels_of(context: WorkerContext, game_id: str, state: State) -> dict[str, str]:
+def levels_of(
+    context: WorkerContext, game_id: str, state: State, handed: dict[str, str] | None = None
+) -> dict[str, str]:
     """The bot level that plays each player of the game ("" for a person), seats handed
-    over included."""
-    handed = context.store.run(handovers_op(context.accounts.prefix, game_id))
+    over included (`handed`, the game's handovers, if read already)."""
+    if handed is None:
+        handed = context.store.run(handovers_op(context.accounts.prefix, game_id))
     return {player: handed.get(player) or _level(context, player) for player in state.players}
 
 

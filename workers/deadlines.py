@@ -30,7 +30,7 @@ from store.accounts import games_of_op
 from store.errors import GameNotFound
 from store.notifications import channels_op
 from store.reads import current_op
-from store.time_controls import HOUR, time_control_op
+from store.time_controls import HOUR, TimeControl, time_control_op
 from store.timers import Timer, due_op, fired_op, set_timers_op
 from workers.bot_play import levels_of, play_for
 from workers.context import WorkerContext, current
@@ -45,6 +45,13 @@ REMIND = "workers.deadlines.remind"
 def clock_of(context: WorkerContext, game_id: str, state: State) -> ClockView | None:
     """The game's clocks at the state's version (None: an untimed game)."""
     control = context.store.run(time_control_op(context.accounts.prefix, game_id))
+    return clock_under(context, game_id, state, control)
+
+
+def clock_under(
+    context: WorkerContext, game_id: str, state: State, control: TimeControl | None
+) -> ClockView | None:
+    """The game's clocks at the state's version, its time control read already."""
     if control is None:
         return None
     clocks, _away = context.store.run(
@@ -53,9 +60,13 @@ def clock_of(context: WorkerContext, game_id: str, state: State) -> ClockView | 
     return clocks[-1][1] if clocks else None
 
 
-def keep_time(context: WorkerContext, game_id: str, state: State, levels: dict[str, str]) -> None:
-    """Set the game's timers for the state's version (see the module)."""
-    clock = clock_of(context, game_id, state)
+def keep_time(
+    context: WorkerContext, game_id: str, state: State, levels: dict[str, str],
+    control: TimeControl | None,
+) -> None:  # fmt: skip
+    """Set the game's timers for the state's version (see the module), under the game's time
+    control (None: untimed, nothing to do)."""
+    clock = clock_under(context, game_id, state, control)
     if clock is None:
         return
     timers: list[tuple[Timer, float]] = []
@@ -146,6 +157,7 @@ def player_away(player_id: str) -> str:
         except GameNotFound:
             continue  # a listing whose creation never landed
         if state.phase == "playing" and player_id in state.players:
-            keep_time(context, game_id, state, levels_of(context, game_id, state))
+            control = context.store.run(time_control_op(context.accounts.prefix, game_id))
+            keep_time(context, game_id, state, levels_of(context, game_id, state), control)
             moved += 1
     return f"{moved} games"

@@ -132,7 +132,7 @@ class Dispatcher:
         return {_bytes(item["message_id"]): int(item["times_delivered"]) for item in found}
 
     def _handle(self, feed: str, entries: Iterable[tuple[bytes, dict[bytes, bytes]]]) -> int:
-        """Enqueue the job of each notice, then acknowledge them all."""
+        """Enqueue the job of each notice and acknowledge them all."""
         ids, notices = [], []
         for entry_id, fields in entries:
             ids.append(entry_id)
@@ -140,15 +140,19 @@ class Dispatcher:
             notices.append((fields[b"g"].decode(), int(first), int(last)))
         if not ids:
             return 0
-        self.queue.enqueue_many(
-            [
-                Queue.prepare_data(
-                    JOB, args=(game, first, last), job_id=job_id(game, last), retry=MOVED_RETRY
-                )
-                for game, first, last in notices
-            ]
-        )
-        self.client.xack(feed, GROUP, *ids)
+        # The jobs and the acknowledgement in one transaction: neither lands without the other.
+        with self.client.pipeline() as pipeline:
+            self.queue.enqueue_many(
+                [
+                    Queue.prepare_data(
+                        JOB, args=(game, first, last), job_id=job_id(game, last), retry=MOVED_RETRY
+                    )
+                    for game, first, last in notices
+                ],
+                pipeline=pipeline,
+            )
+            pipeline.xack(feed, GROUP, *ids)
+            pipeline.execute()
         return len(ids)
 
 

@@ -5,7 +5,9 @@ name (JSON, never pickle). It is idempotent: run twice, it does what it did once
 `first_version..version` to `game_id`:
 - it names the notifications the append calls for (`projections.notices.notices_for`) and
   enqueues one delivery job per recipient and channel, with an id made of the kind, the
-  version, the game, the seat and the channel: a notice handled twice enqueues it once;
+  version, the game, the seat and the channel: a notice handled twice enqueues it once. A
+  webhook's first attempt it makes itself, last (`workers.webhooks.send_first`), and only a
+  failed one becomes a job under that id: a job per move less;
 - if the game still stands at `version` and a bot plays the seat that decides now, the bot
   chooses from what that seat may see and sends its command through the command path, as that
   seat, with the version it decided on and a command id of its own per version (a second run
@@ -22,13 +24,16 @@ from domain.evolve import fold
 from domain.state import State
 from projections.notices import Notice, notices_for
 from projections.timekeeping import CLOCK_BY
-from store.notifications import decided_op
+from store.handovers import handovers_op
+from store.notifications import channels_op, decided_op
 from store.reads import batches_op, current_op, events_op, last_batch_op, log_op
 from store.records import Batch, meta_decoder
+from store.time_controls import time_control_op
 from workers.bot_play import levels_of, play_for
 from workers.context import WorkerContext, current
 from workers.deadlines import keep_time
 from workers.telling import enqueue_notices
+from workers.webhooks import send_first
 
 TABLE_EVENTS = (GameStarted, GameEnded, GameCancelled)
 """What is announced to the whole table, even once the game has moved on (and so is a turn
@@ -39,18 +44,24 @@ def game_moved(game_id: str, first_version: int, version: int) -> str:
     """What follows the append that brought `game_id` to `version` (see the module)."""
     context = current()
     run = context.store.run
-    head = run(current_op(context.path, game_id))
-    appended = run(events_op(context.path, game_id, first_version, version))
-    timed_out = False
+    # the reads in one round trip to Redis: this is the path of every move
+    head, appended, last, control = context.store.gather(
+        current_op(context.path, game_id),
+        events_op(context.path, game_id, first_version, version),
+        last_batch_op(context.path, game_id),
+        time_control_op(context.accounts.prefix, game_id),
+    )
+    timed_out, decided = False, None
+    if last is not None and last.last_version != version:
+        last = None  # an append landed between the reads: the game moved on
     if head.version == version:  # the common case: the state is the head's
         state = head
-        last = run(last_batch_op(context.path, game_id))
         acted_by = "" if last is None else _mover(last)
         if last is not None:
             meta = meta_decoder.decode(last.metadata)
             timed_out = meta.by.startswith(CLOCK_BY)
             if meta.seat is not None and not meta.by:  # the person's own decision
-                run(decided_op(context.notifications, game_id, meta.seat, version))
+                decided = decided_op(context.notifications, game_id, meta.seat, version)
     else:  # the game moved on: only what this append told the table, or its timed-out seat
         batch = next(b for b in run(batches_op(context.path, game_id)) if b.last_version == version)
         acted_by = _mover(batch)
@@ -59,16 +70,31 @@ def game_moved(game_id: str, first_version: int, version: int) -> str:
             return "moved on"  # the turn it began is over, and that is all it could announce
         log = [event for _v, event, _d, _h in run(log_op(context.path, game_id))]
         state = fold(log[:version])
-    levels = levels_of(context, game_id, state)
+    # who plays each seat and how each player is told, in one round trip again (with the
+    # note of the person's decision: what they are told next starts after it)
+    players = state.players
+    handed, *found = context.store.gather(
+        handovers_op(context.accounts.prefix, game_id),
+        *(channels_op(context.notifications, player) for player in players),
+        *([decided] if decided is not None else []),
+    )
+    channels = dict(zip(players, found[: len(players)], strict=True))
+    levels = levels_of(context, game_id, state, handed)
     persons = {player for player, level in levels.items() if not level}
     notices = notices_for(state, appended, acted_by, persons, timed_out=timed_out)
     if head.version != version:  # the decision passed on already: that turn is over
         notices = [n for n in notices if n.kind != "turn.started"]
-    enqueue_notices(context, game_id, version, notices)
-    if head.version != version:
-        return "moved on"
-    keep_time(context, game_id, state, levels)
-    return _bot_move(context, game_id, state, levels)
+    at_once = enqueue_notices(
+        context, game_id, version, notices, webhooks_at_once=True, channels=channels
+    )
+    outcome = "moved on"
+    if head.version == version:
+        keep_time(context, game_id, state, levels, control)
+        outcome = _bot_move(context, game_id, state, levels)
+    # The webhooks last: a slow receiver holds up neither the bot nor the clock.
+    for notice_id, told, theirs in at_once:
+        send_first(context, notice_id, game_id, version, told, channels=theirs)
+    return outcome
 
 
 def handed_over(game_id: str, player_id: str) -> str:

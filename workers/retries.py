@@ -9,3 +9,6 @@ MOVED_RETRY = Retry(max=5, interval=[1, 2, 5, 15, 30])
 DELIVERY_RETRY = Retry(max=6, interval=[10, 30, 120, 600, 1800, 3600])
 """A webhook that does not answer: again after 10 s, 30 s, 2 min, 10 min, 30 min and 1 h
 (exponential, about; RQ's `Retry` takes the list), then the notification is given up."""
+LATER_RETRY = Retry(max=DELIVERY_RETRY.max - 1, interval=DELIVERY_RETRY.intervals[1:])
+"""The retries of a delivery job that follows a first attempt made at once
+(`workers.webhooks.send_first`), enqueued to run after the first interval: the same times."""

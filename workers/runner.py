@@ -1,6 +1,6 @@
-"""The loops that run the workers: `patrician worker` (the dispatcher in a thread, an RQ
-worker that forks a work horse per job), and the embedded server's own (both in one thread of
-the server's process, on its in-process store).
+"""The loops that run the workers: `patrician worker` (the dispatcher and the timers in
+threads, an RQ worker running the jobs in the process), and the embedded server's own (all in
+one thread of the server's process, on its in-process store).
 
 Any number of `patrician worker` processes against one Redis behave as one: the consumer group
 hands each notice to one dispatcher, RQ each job to one worker, and the jobs are idempotent.
@@ -49,6 +49,8 @@ TIMER_SECONDS = 1.0
 """How often the timers due are fired (a deadline is met that late, at most)."""
 SWEEP_SECONDS = 5.0
 """How often a dispatcher takes over the notices of dead dispatchers and trims the feeds."""
+BOOKKEEPING_SECONDS = 1.0
+"""How often an RQ worker renews its own heartbeat and looks whether `rq suspend` was said."""
 
 
 def queue_of(client: Any, prefix: str) -> Queue:
@@ -201,18 +203,41 @@ def run_worker(context: WorkerContext) -> None:
         # a fork costs more than a bot's move or a delivery, and at 200 moves a second the
         # forks alone would not keep up. A worker that dies mid-job leaves it to the others:
         # RQ's maintenance gives an abandoned job back to the queue.
-        SimpleWorker(
+        JobWorker(
             [queue],
             connection=client,
             serializer=JSONSerializer,
             maintenance_interval=MAINTENANCE_SECONDS,
-        ).work(with_scheduler=True)
+        ).work(with_scheduler=True, logging_level="WARNING")  # not a line per job
     finally:
         timers.stop()
         loop.stop()
 
 
-class _ThreadWorker(SimpleWorker):
+class JobWorker(SimpleWorker):
+    """RQ's SimpleWorker, its bookkeeping paced by the clock rather than by the job: out of the
+    box it renews its own heartbeat (a key whose time to live is minutes, read by `rq info`)
+    three times a job and asks whether `rq suspend` was said once a job, a dozen round trips
+    to Redis that cost more than a delivery's own. Here each happens at most once a
+    `BOOKKEEPING_SECONDS`; the jobs' own heartbeats (which tell a job abandoned) are RQ's."""
+
+    _beaten = _checked = float("-inf")
+
+    def heartbeat(self, timeout: int | None = None, pipeline: Any = None) -> None:
+        if pipeline is None and timeout is None:
+            if time.monotonic() - self._beaten < BOOKKEEPING_SECONDS:
+                return
+            self._beaten = time.monotonic()
+        super().heartbeat(timeout, pipeline)
+
+    def check_for_suspension(self, burst: bool) -> None:
+        if time.monotonic() - self._checked < BOOKKEEPING_SECONDS:
+            return
+        self._checked = time.monotonic()
+        super().check_for_suspension(burst)
+
+
+class _ThreadWorker(JobWorker):
     """An RQ worker that runs its jobs in the thread it is in (not the main one: no signal
     handlers there, which it does not need, the server stops it itself; and job time-outs by
     a timer rather than SIGALRM). It listens to no command channel either (`rq suspend` and

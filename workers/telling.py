@@ -8,7 +8,7 @@ from __future__ import annotations
 from rq import Queue
 
 from projections.notices import Notice
-from store.notifications import channels_op
+from store.notifications import Channels, channels_op
 from workers.context import WorkerContext
 from workers.dispatcher import job_id
 from workers.retries import DELIVERY_RETRY
@@ -29,21 +29,28 @@ def delivery_id(
 
 
 def enqueue_notices(
-    context: WorkerContext, game_id: str, version: int, notices: list[Notice], detail: str = ""
-) -> None:
-    """One delivery job per notice and channel on: the webhook, a confirmed e-mail."""
-    channels = {
-        player: context.store.run(channels_op(context.notifications, player))
-        for player in {n.player_id for n in notices}
-    }
-    jobs = []
+    context: WorkerContext, game_id: str, version: int, notices: list[Notice], detail: str = "",
+    *, webhooks_at_once: bool = False, channels: dict[str, Channels] | None = None,
+) -> list[tuple[str, Notice, Channels]]:  # fmt: skip
+    """One delivery job per notice and channel on: the webhook, a confirmed e-mail. With
+    `webhooks_at_once` the webhooks get none: their ids, notices and channels are returned
+    instead, for the caller to make the first attempt itself (`workers.webhooks.send_first`)."""
+    if channels is None:
+        players = sorted({n.player_id for n in notices})
+        found = context.store.gather(*(channels_op(context.notifications, p) for p in players))
+        channels = dict(zip(players, found, strict=True))
+    jobs, at_once = [], []
     for n in notices:
         hook, email = channels[n.player_id].webhook, channels[n.player_id].email
         for function, channel, on in (
             (DELIVER, "webhook", hook is not None and not hook.disabled),
             (DELIVER_EMAIL, "email", email is not None and email.confirmed),
         ):
-            if on:
+            if on and webhooks_at_once and channel == "webhook":
+                at_once.append(
+                    (delivery_id(game_id, version, n, channel, detail), n, channels[n.player_id])
+                )
+            elif on:
                 jobs.append(
                     Queue.prepare_data(
                         function,
@@ -55,3 +62,4 @@ def enqueue_notices(
                 )
     if jobs:
         context.queue.enqueue_many(jobs)
+    return at_once

@@ -12,7 +12,7 @@ the player's channels and delivery log.
 from __future__ import annotations
 
 from datetime import datetime, time, timedelta
-from typing import cast
+from typing import Any, cast
 from zoneinfo import ZoneInfo
 
 import msgspec
@@ -21,7 +21,6 @@ from standardwebhooks.webhooks import Webhook as Signer
 
 from domain.events import event_decoder
 from domain.evolve import fold
-from domain.state import State
 from projections.notices import Kind, Notice, NoticeDocument, encode, notice
 from store.clock import iso
 from store.notifications import (
@@ -39,12 +38,14 @@ from store.notifications import (
     settle_sending_op,
     watching_op,
 )
+from store.protocol import Op
 from store.reads import batches_op, current_op, hash_at_op, log_op, read_op
-from store.records import meta_decoder
-from store.talk import KEPT, TalkMessage, thread_op
+from store.records import Batch, meta_decoder
+from store.talk import KEPT, thread_op
+from store.time_controls import time_control_op
 from workers.context import WorkerContext, current
-from workers.deadlines import clock_of
-from workers.retries import DELIVERY_RETRY
+from workers.deadlines import clock_under
+from workers.retries import DELIVERY_RETRY, LATER_RETRY
 from workers.webhook_target import DeliveryFailed, TargetRefused, post
 
 DISABLE_AFTER = 10
@@ -63,19 +64,67 @@ class NotDelivered(RuntimeError):
 
 def deliver(
     player_id: str, game_id: str, version: int, kind: str, seat: int | None, *,
-    about: int | None = None, deferred: bool = False,
+    about: int | None = None, deferred: bool = False, tried: int = 0,
 ) -> str:  # fmt: skip
-    """Send one notification (see the module); what became of it. `deferred`: sent again
-    after the player's quiet hours (under the same `webhook-id`)."""
+    """The delivery job: one attempt at one notification (see the module); what became of it.
+    `deferred`: sent again after the player's quiet hours (under the same `webhook-id`);
+    `tried`: the attempts made before this job (the first one, by `send_first`)."""
     context = current()
-    log = attempt_log(context, player_id, kind, game_id, version, channel="webhook")
+    log = attempt_log(context, player_id, kind, game_id, version, channel="webhook", tried=tried)
+    what = (player_id, game_id, version, kind, seat, about)
+    return _attempt(context, log, what, deferred=deferred)
+
+
+def send_first(
+    context: WorkerContext, notice_id: str, game_id: str, version: int, n: Notice, *,
+    channels: Channels,
+) -> str:  # fmt: skip
+    """The first attempt at a notification, made at once by the job that decided it (with
+    the recipient's channels it read) rather than by a job of its own, which costs RQ a dozen
+    round trips to Redis; a failed one leaves the others to the delivery job, `notice_id`,
+    from the second attempt on."""
+    log = DeliveryLog(context, n.player_id, _delivery(notice_id, n.kind, game_id, version, 1))
+    what = (n.player_id, game_id, version, n.kind, n.seat, n.about)
+    try:
+        return _attempt(context, log, what, deferred=False, channels=channels)
+    except NotDelivered:
+        context.queue.enqueue_in(
+            timedelta(seconds=DELIVERY_RETRY.intervals[0]), deliver, *what[:5], about=n.about,
+            tried=1, job_id=notice_id, retry=LATER_RETRY,
+        )  # fmt: skip
+        return "failed"
+
+
+def _attempt(
+    context: WorkerContext,
+    log: DeliveryLog,
+    what: tuple[str, str, int, str, int | None, int | None],
+    *,
+    deferred: bool,
+    channels: Channels | None = None,
+) -> str:
+    """An attempt at the notification `what`: sent, or deferred, dropped...; `channels`, the
+    recipient's if read already."""
+    player_id, game_id, version, kind, seat, about = what
     webhook_id = log.attempt.webhook_id
-    channels = context.store.run(channels_op(context.notifications, player_id))
+    if channels is None:
+        channels = context.store.run(channels_op(context.notifications, player_id))
     hook = channels.webhook
     if hook is None or hook.disabled:
         return "no webhook on"
-    if watched(context, player_id, game_id, kind):
-        return log.write("dropped", "you were watching the game live")
+    keys = context.notifications
+    held, watching, since = context.store.gather(  # one round trip
+        claim_sending_op(keys, webhook_id),
+        watching_op(keys, game_id, player_id) if kind == "turn.started" else _nothing(),
+        last_decided_op(keys, game_id, seat) if seat is not None else _nothing(),
+    )
+    if held == "sending":
+        raise NotDelivered(f"{webhook_id}: another copy is being sent")
+    if held == "sent":
+        return "sent already"
+    if watching:  # a turn's notification is moot then
+        released = settle_sending_op(keys, webhook_id, sent=False)
+        return log.write("dropped", "you were watching the game live", released)
     now = context.clock()
     later = None if deferred else after_quiet_hours(channels.quiet_hours, now)
     if later is not None:
@@ -83,15 +132,18 @@ def deliver(
             later, deliver, player_id, game_id, version, kind, seat, about=about, deferred=True,
             job_id=webhook_id + DEFERRED, retry=DELIVERY_RETRY,
         )  # fmt: skip
-        return log.write("deferred", f"quiet hours: to be sent at {iso(later)}")
-    if not claim_sending(context, webhook_id):
-        return "sent already"
+        released = settle_sending_op(keys, webhook_id, sent=False)
+        return log.write("deferred", f"quiet hours: to be sent at {iso(later)}", released)
     try:
-        what = (player_id, game_id, version, kind, seat, about)
-        return _send(context, log, channels, now, what)
+        return _send(context, log, channels, now, what, since=since or 0)
     except BaseException:
-        context.store.run(settle_sending_op(context.notifications, webhook_id, sent=False))
+        context.store.run(settle_sending_op(keys, webhook_id, sent=False))
         raise
+
+
+def _nothing() -> Op[Any]:
+    """An operation that asks nothing (None)."""
+    yield from ()
 
 
 def _send(
@@ -100,14 +152,19 @@ def _send(
     channels: Channels,
     now: datetime,
     what: tuple[str, str, int, str, int | None, int | None],
+    *,
+    since: int,
 ) -> str:
-    """One attempt, the sending claimed; its outcome, or `NotDelivered` to try again."""
+    """One attempt, the sending claimed; its outcome, or `NotDelivered` to try again.
+    `since`: the version of the recipient's last decision."""
     player_id, game_id, version, kind, seat, about = what
     webhook_id = log.attempt.webhook_id
     hook = channels.webhook
     assert hook is not None
     body = encode(
-        document_of(context, Notice(player_id, seat, cast(Kind, kind), about), game_id, version)
+        document_of(
+            context, Notice(player_id, seat, cast(Kind, kind), about), game_id, version, since
+        )
     )
     headers = {
         "content-type": "application/json",
@@ -126,9 +183,11 @@ def _send(
         detail = failed.reason
     else:
         if answer.ok:
-            context.store.run(settle_sending_op(context.notifications, webhook_id, sent=True))
-            context.store.run(failures_op(context.notifications, player_id, reset=True))
-            return log.write("delivered", f"HTTP {answer.status}")
+            return log.write(
+                "delivered", f"HTTP {answer.status}",
+                settle_sending_op(context.notifications, webhook_id, sent=True),
+                failures_op(context.notifications, player_id, reset=True),
+            )  # fmt: skip
         detail = f"HTTP {answer.status}"
     if _failed(context, player_id, channels, detail):
         context.store.run(settle_sending_op(context.notifications, webhook_id, sent=False))
@@ -139,20 +198,30 @@ def _send(
 
 def attempt_log(
     context: WorkerContext, player_id: str, kind: str, game_id: str, version: int, *,
-    channel: Channel,
+    channel: Channel, tried: int = 0,
 ) -> DeliveryLog:  # fmt: skip
     """The delivery log of this attempt of a delivery job, under the notification's one id:
-    the job's, less the suffix of a wait (quiet hours, a grace period)."""
+    the job's, less the suffix of a wait (quiet hours, a grace period). `tried`: the attempts
+    made before the job."""
     job = get_current_job()
     if job is None:
-        return DeliveryLog(context, player_id, Delivery(
-            f"{kind}-{version}", kind, game_id, version, channel, "", "failed", 1
+        return DeliveryLog(context, player_id, _delivery(
+            f"{kind}-{version}", kind, game_id, version, tried + 1, channel=channel
         ))  # fmt: skip
     notice_id = job.id.removesuffix(DEFERRED).removesuffix(GRACED)
-    left = job.retries_left
-    number = 1 if left is None else DELIVERY_RETRY.max - left + 1
-    delivery = Delivery(notice_id, kind, game_id, version, channel, "", "failed", number)
-    return DeliveryLog(context, player_id, delivery)
+    left = job.retries_left  # of the retries it was given: all but those made before it
+    made = 0 if left is None else DELIVERY_RETRY.max - tried - left
+    number = tried + made + 1
+    return DeliveryLog(
+        context, player_id, _delivery(notice_id, kind, game_id, version, number, channel=channel)
+    )
+
+
+def _delivery(
+    notice_id: str, kind: str, game_id: str, version: int, number: int, *,
+    channel: Channel = "webhook",
+) -> Delivery:  # fmt: skip
+    return Delivery(notice_id, kind, game_id, version, channel, "", "failed", number)
 
 
 def claim_sending(context: WorkerContext, notice_id: str) -> bool:
@@ -178,31 +247,44 @@ class DeliveryLog:
     def __init__(self, context: WorkerContext, player_id: str, attempt: Delivery) -> None:
         self.context, self.player_id, self.attempt = context, player_id, attempt
 
-    def write(self, status: Status, detail: str) -> str:
+    def write(self, status: Status, detail: str, *along: Op[Any]) -> str:
+        """Log the attempt's outcome; `along`, operations carried out with it (in one round
+        trip)."""
         entry = msgspec.structs.replace(
             self.attempt, time=iso(self.context.clock()), status=status, detail=detail
         )
-        self.context.store.run(log_delivery_op(self.context.notifications, self.player_id, entry))
+        keys = self.context.notifications
+        self.context.store.gather(log_delivery_op(keys, self.player_id, entry), *along)
         return status
 
 
 def document_of(
-    context: WorkerContext, target: Notice, game_id: str, version: int
+    context: WorkerContext, target: Notice, game_id: str, version: int, since: int | None = None
 ) -> NoticeDocument:
     """The document of the notification, as the recipient's seat may see the game at
-    `version`: what happened since that seat last decided (`workers.jobs` notes when)."""
+    `version`: what happened since that seat last decided (`workers.jobs` notes when; `since`,
+    that version if read already)."""
     run = context.store.run
-    since = 0
-    if target.seat is not None:
-        since = min(run(last_decided_op(context.notifications, game_id, target.seat)), version)
-    head = run(current_op(context.path, game_id))
-    stored = run(read_op(context.path, game_id, since, version))
+    if since is None:
+        since = 0
+        if target.seat is not None:
+            since = run(last_decided_op(context.notifications, game_id, target.seat))
+    since = min(since, version)
+    head, stored, batches, said, control = context.store.gather(
+        current_op(context.path, game_id),
+        read_op(context.path, game_id, since, version),
+        batches_op(context.path, game_id),
+        thread_op(context.accounts.prefix, game_id, count=KEPT),
+        time_control_op(context.accounts.prefix, game_id),
+    )
     events = [event_decoder.decode(item.data) for item in stored]
     if head.version == version:
         state = head
     else:  # the game moved on (a table event announced late): the state it describes
         state = fold(event for _v, event, _d, _h in run(log_op(context.path, game_id))[:version])
-    acted, since_time = _acted(context, game_id, since, version)
+    acted, since_time = _acted(batches, since, version)
+    clock = clock_under(context, game_id, state, control)
+    new_talk = [m for m in said if m.time > since_time and m.seat != target.seat]
     return notice(
         state,
         events,
@@ -211,19 +293,19 @@ def document_of(
         head_hash=stored[-1].hash if stored else run(hash_at_op(context.path, game_id, version)),
         since_version=since,
         play_url=f"{context.public_url}/games/{game_id}",
-        deadline=_deadline(context, game_id, state, target.seat),
+        deadline=clock.deadline if clock is not None and clock.running == target.seat else None,
         acted=acted,
-        talk=_talk(context, game_id, target, since_time),
+        talk=new_talk[-TALK_IN_NOTICE:],  # the newest, the recipient's own left out
     )
 
 
 def _acted(
-    context: WorkerContext, game_id: str, since: int, version: int
+    batches: list[Batch], since: int, version: int
 ) -> tuple[dict[int, tuple[int, str]], str]:
     """The appends after `since` up to `version` that a bot or the clock made for a seat;
     and when the append that took `since` was made ("" for none)."""
     acted, since_time = {}, ""
-    for batch in context.store.run(batches_op(context.path, game_id)):
+    for batch in batches:
         meta = meta_decoder.decode(batch.metadata)
         if batch.first_version <= since <= batch.last_version:
             since_time = meta.time
@@ -234,21 +316,6 @@ def _acted(
 
 TALK_IN_NOTICE = 20
 """The newest messages of table talk a notification carries."""
-
-
-def _talk(
-    context: WorkerContext, game_id: str, target: Notice, since_time: str
-) -> list[TalkMessage]:
-    """The table talk since the recipient's last decision, but their own (the newest)."""
-    said = context.store.run(thread_op(context.accounts.prefix, game_id, count=KEPT))
-    new = [m for m in said if m.time > since_time and m.seat != target.seat]
-    return new[-TALK_IN_NOTICE:]
-
-
-def _deadline(context: WorkerContext, game_id: str, state: State, seat: int | None) -> str | None:
-    """In a timed game, the deadline of the recipient's turn, if it is theirs now."""
-    clock = clock_of(context, game_id, state)
-    return clock.deadline if clock is not None and clock.running == seat else None
 
 
 def _failed(context: WorkerContext, player_id: str, channels: Channels, detail: str) -> bool:

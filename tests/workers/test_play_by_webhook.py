@@ -155,12 +155,12 @@ def _check_messages(sink: Sink, record: Json, players: list[Player], turns: int)
     assert started == turns, "each turn announced once"
 
 
-def test_a_notification_whose_job_runs_twice_is_sent_once(sink: Sink) -> None:
-    """As when the dispatcher handles a notice again after a crash: the delivery job runs a
-    second time under the same id, and nothing more is sent."""
-    from rq.job import Job
-
+def test_a_notification_whose_jobs_run_twice_is_sent_once(sink: Sink) -> None:
+    """As when the dispatcher handles a notice again after a crash: the append's job runs a
+    second time, and so does a delivery job under the notification's id; nothing more is
+    sent."""
     from workers.context import current
+    from workers.dispatcher import JOB, job_id
 
     app = build_app(Settings(webhook_allow="127.0.0.1", public_url=PUBLIC))
     with TestClient(app, timeout=30) as client:
@@ -175,15 +175,20 @@ def test_a_notification_whose_job_runs_twice_is_sent_once(sink: Sink) -> None:
         time.sleep(0.5)
         total = sum(len(m) for m in sink.received.values())
         queue = current().queue
-        first = Job.fetch(sink.ids["/Ada"][0], connection=queue.connection,
-                          serializer=queue.serializer)  # fmt: skip
-        assert first.func_name is not None
-        again = queue.enqueue(first.func_name, *first.args, job_id=first.id)
+        sent = sink.received["/Ada"][0]
+        game_id, version = sent["game_id"], sent["version"]
+        again = [
+            queue.enqueue(JOB, game_id, 1, version, job_id=job_id(game_id, version) + "-again"),
+            queue.enqueue(
+                "workers.webhooks.deliver", players[0].player_id, game_id, version,
+                sent["type"], sent["seat"], job_id=sink.ids["/Ada"][0],
+            ),
+        ]  # fmt: skip
         deadline = time.monotonic() + 10
-        while again.get_status(refresh=True) != "finished":
-            assert time.monotonic() < deadline, again.get_status()
+        while any(job.get_status(refresh=True) != "finished" for job in again):
+            assert time.monotonic() < deadline, [job.get_status() for job in again]
             time.sleep(0.05)
-        assert again.return_value() == "sent already"
+        assert again[1].return_value() == "sent already"
         assert sum(len(m) for m in sink.received.values()) == total, "nothing sent twice"
 
 
@@ -286,3 +291,41 @@ def test_the_table_talk_since_a_players_last_turn_comes_with_their_next_notifica
         _play_turn(api, game_id, mover, random.Random(2))
         turn = next(m for m in sink.wait(f"/{other.name}", 2) if m["type"] == "turn.started")
         assert [(m["name"], m["text"]) for m in turn["talk"]] == [(mover.name, "<i>your move</i>")]
+
+
+def test_a_failed_first_attempt_is_tried_again_later_under_the_same_webhook_id(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The append's job makes the first attempt itself; the one that fails becomes a delivery
+    job that tries again after the first interval, as attempt 2, with the same `webhook-id`."""
+    from rq import Retry
+
+    from workers import webhooks
+
+    monkeypatch.setattr(webhooks, "DELIVERY_RETRY", Retry(max=6, interval=[1] * 6))
+    monkeypatch.setattr(webhooks, "LATER_RETRY", Retry(max=5, interval=[1] * 5))
+    app = build_app(Settings(webhook_allow="127.0.0.1", public_url=PUBLIC))
+    with Sink(status=503) as sink, TestClient(app, timeout=30) as client:
+        api = Api(client)
+        ada, bea = (api.create_player(name) for name in ("Ada", "Bea"))
+        _subscribe(api, sink, ada)
+        created = api.create_game(ada, 2)
+        api.join(bea, created["game_id"], created["invite_code"])
+        failed = sink.wait("/Ada", 1)[0]
+        sink.status = 200
+        deadline = time.monotonic() + 20
+        while len(sink.ids["/Ada"]) < 2 or sink.ids["/Ada"][1] != sink.ids["/Ada"][0]:
+            assert time.monotonic() < deadline, sink.ids["/Ada"]
+            time.sleep(0.1)
+        assert sink.received["/Ada"][1] == failed, "the same notification, sent again"
+        while True:
+            log = api.ok(api.request("GET", "/api/me/deliveries", player=ada))
+            mine = [d for d in log if d["webhook_id"] == sink.ids["/Ada"][0]]
+            if any(d["status"] == "delivered" for d in mine):
+                break
+            assert time.monotonic() < deadline, log
+            time.sleep(0.1)
+        assert sorted((d["attempt"], d["status"]) for d in mine) == [
+            (1, "failed"),
+            (2, "delivered"),
+        ]
