@@ -146,7 +146,12 @@ def error_responses(*statuses: int) -> dict[int, ResponseSpec]:
 
 
 # Refusals by the rules that are about who may act, not about the command.
-_FORBIDDEN_CODES = {"not_your_decision": 403, "not_at_table": 403, "not_creator": 403}
+_FORBIDDEN_CODES = {
+    "not_your_decision": 403,
+    "not_at_table": 403,
+    "not_creator": 403,
+    "seat_handed_over": 403,
+}
 _CONFLICT_CODES = {
     "game_not_open": 409,
     "already_seated": 409,

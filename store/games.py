@@ -35,6 +35,7 @@ from store.errors import (
     NotSeated,
     VersionConflict,
 )
+from store.handovers import handed_over_op
 from store.loading import SnapshotPolicy, snapshot_if_due_op
 from store.protocol import Op
 from store.reads import current_op, events_op
@@ -164,7 +165,8 @@ def execute_op(
     version the player decided on: a game at another version is a `VersionConflict` (after
     checking that this is not a retry of a command already accepted). A bot or a clock acts
     the same way, with the version it decided on, so that a move made on a game that moved
-    on does nothing. `by` says who acted for the player, when it was not the player."""
+    on does nothing. `by` says who acted for the player, when it was not the player; the
+    player themself may not, once they handed their seat to a bot for good (resigned)."""
     state = yield from current_op(path, game_id, expected_version)
     seat = state.seat_of(player)
     if seat is None:
@@ -177,6 +179,11 @@ def execute_op(
         if state.version != expected_version:
             yield from _raise_if_known(path, game_id, command_id, request)
             raise VersionConflict(state.version)
+        if not by and (yield from handed_over_op(path.context.keys.prefix, game_id, player)):
+            yield from _raise_if_known(path, game_id, command_id, request)
+            raise IllegalCommand(
+                "seat_handed_over", "R7", "you handed this seat to a bot for good: it plays it"
+            )
         try:
             events, after = decide_all(state, seat, commands)
         except CommandRefused:

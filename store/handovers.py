@@ -23,3 +23,8 @@ def handovers_op(prefix: str, game_id: str) -> Op[dict[str, str]]:
     """The bot level of each player who handed their seat over in this game."""
     found = yield Call("hgetall", (handovers_key(prefix, game_id),))
     return {reply_text(player): reply_text(level) for player, level in found.items()}
+
+
+def handed_over_op(prefix: str, game_id: str, player_id: str) -> Op[bool]:
+    """Whether the player handed their seat over: then they may no longer act in the game."""
+    return bool((yield Call("hexists", (handovers_key(prefix, game_id), player_id))))

@@ -211,6 +211,7 @@ def test_a_player_who_resigns_hands_the_seat_to_a_bot_and_the_other_is_told(
         resigned = api.ok(api.request("POST", f"/api/games/{game_id}/resign", player=bea))
         again = api.ok(api.request("POST", f"/api/games/{game_id}/resign", player=bea))
         assert again["seat"] == resigned["seat"] and again["level"] == "greedy"
+        _assert_refused_to_act(api, game_id, bea, ada)
         rng, handled, deadline = random.Random(3), 0, time.monotonic() + 120
         told = False
         while True:
@@ -231,6 +232,24 @@ def test_a_player_who_resigns_hands_the_seat_to_a_bot_and_the_other_is_told(
         mine = [c for c in record["commands"] if c["kind"] == "commands"]
         assert {c["by"] for c in mine if c["seat"] == resigned["seat"]} == {"bot:greedy"}
         assert {c["by"] for c in mine if c["seat"] != resigned["seat"]} == {""}
+
+
+def _assert_refused_to_act(api: Api, game_id: str, player: Player, other: Player) -> None:
+    """The player handed their seat over: whatever they send is refused (a command of the
+    right shape, one the other player may send, at the version they saw)."""
+    for _attempt in range(50):  # the bot may move between the look and the command
+        legal = api.board(game_id, other)["legal_commands"]
+        seen = api.board(game_id, player)
+        if not legal:
+            time.sleep(0.05)
+            continue
+        answer = api.send(game_id, player, seen["version"], [legal[0]])
+        if answer.status_code == 409 and answer.json()["error"] == "version_conflict":
+            continue
+        assert answer.status_code == 403, answer.text
+        assert answer.json()["error"] == "seat_handed_over"
+        return
+    raise AssertionError("the game never stood still long enough")
 
 
 def _two_seats_subscribed(api: Api, sink: Sink) -> tuple[str, Json, Player, Player]:
