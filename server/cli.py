@@ -295,3 +295,29 @@ def audit_command(record: BinaryIO, as_json: bool) -> None:
             click.echo(f"{'ok  ' if check.ok else 'FAIL'} {check.name}: {check.detail}")
         click.echo("the record holds up" if code == 0 else "the record does not hold up")
     raise SystemExit(code)
+
+
+@main.command(name="rebuild-projections")
+@click.option(
+    "--redis-url",
+    envvar="REDIS_URL",
+    required=True,
+    help="The Redis the games are kept in (or REDIS_URL).",
+)
+@_card_file
+def rebuild_projections_command(redis_url: str, card_file: Path | None) -> None:
+    """Make the projections the workers keep (every player's inbox, `/api/me/games`) again
+    from the games' event streams. Safe while the workers run: an append's follow-up writes
+    over a rebuilt entry only with a newer version."""
+    import redis
+
+    from server.app import Settings
+    from workers.inboxes import rebuild_inboxes
+    from workers.runner import context_for
+
+    settings = Settings.from_environment()
+    context = context_for(
+        redis.Redis.from_url(redis_url), load_game_data(card_file), settings.workers()
+    )
+    games, players = rebuild_inboxes(context)
+    click.echo(f"rebuilt the inboxes of {players} players from {games} games")

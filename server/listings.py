@@ -10,6 +10,7 @@ that its append may still be on its way): an explicit operation, run by the work
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 
@@ -17,8 +18,9 @@ import msgspec
 
 from domain.state import State
 from domain.view import ClockView
+from projections.inbox import entry_of, inbox_order, waited_seconds
 from server import models
-from store import accounts, reads
+from store import accounts, inbox, reads
 from store.client import AsyncEventStore
 from store.clock import Clock, system_clock
 from store.errors import GameNotFound
@@ -76,38 +78,34 @@ class ListingService:
         return games
 
     async def my_games(self, player: str) -> list[models.MyGame]:
-        """The player's games: those awaiting their decision first, then the others; each
-        group longest waiting first (games that never changed since last)."""
+        """The player's games: those awaiting their decision first, then by the soonest
+        deadline, then the longest waiting. Read from the inbox the workers keep (with the
+        player's list, in one round trip); a listed game the workers have not come to yet
+        (it was made a moment ago) is read from its stream."""
+        prefix = self.keys.prefix
+        listed, kept = await asyncio.gather(
+            self.store.run(accounts.games_of_op(self.keys, player)),
+            self.store.run(inbox.inbox_op(prefix, player)),
+        )
+        by_game = {entry.game_id: entry for entry in kept}
+        entries = []
+        for game_id, _listed in listed:
+            entry = by_game.get(game_id) or await self._entry(game_id, player)
+            if entry is not None:
+                entries.append(entry)
         now = self.clock()
-        mine = []
-        for game_id, _listed in await self.store.run(accounts.games_of_op(self.keys, player)):
-            state = await self._listed(game_id)
-            if state is None or player not in state.players:  # its append did not land
-                continue
-            seat = state.seat_of(player)
-            pending = state.pending
-            since = await self.store.run(reads.last_change_op(self.path, game_id))
-            waited = (now - datetime.fromisoformat(since)).total_seconds() if since else None
-            timed = await self.clocks(game_id, state) if self.clocks is not None else []
-            mine.append(
-                models.MyGame(
-                    game_id=game_id,
-                    edition=state.board.edition,
-                    seats=state.board.seats,
-                    modules=state.board.modules,
-                    phase=state.phase,
-                    seat=seat,
-                    your_decision=pending is not None and pending.seat == seat,
-                    step=pending.step if pending is not None else None,
-                    version=state.version,
-                    since=since,
-                    waited_seconds=waited,
-                    result=state.result,
-                    clock=timed[-1][1] if timed else None,
-                )
-            )
-        mine.sort(key=_order)
-        return mine
+        entries.sort(key=lambda entry: inbox_order(entry, now))
+        return [_my_game(entry, now) for entry in entries]
+
+    async def _entry(self, game_id: str, player: str) -> inbox.InboxEntry | None:
+        """The player's entry for a game, from its stream; None for a listing whose append
+        did not land."""
+        state = await self._listed(game_id)
+        if state is None or player not in state.players:
+            return None
+        since = await self.store.run(reads.last_change_op(self.path, game_id))
+        timed = await self.clocks(game_id, state) if self.clocks is not None else []
+        return entry_of(game_id, state, player, since, timed[-1][1] if timed else None)
 
     def _cutoff(self) -> float:
         """Listings made before this moment whose append has not landed never will."""
@@ -140,8 +138,19 @@ class ListingService:
         return Repaired(dropped=dropped)
 
 
-def _order(game: models.MyGame) -> tuple[bool, str, float]:
-    """Awaiting the player first; then the soonest deadline (untimed games after timed
-    ones); then the longest waiting."""
-    deadline = game.clock.deadline if game.clock is not None else None
-    return (not game.your_decision, deadline or "~", -(game.waited_seconds or 0.0))
+def _my_game(entry: inbox.InboxEntry, now: datetime) -> models.MyGame:
+    return models.MyGame(
+        game_id=entry.game_id,
+        edition=entry.edition,
+        seats=entry.seats,
+        modules=entry.modules,
+        phase=entry.phase,
+        seat=entry.seat,
+        your_decision=entry.your_decision,
+        step=entry.step,
+        version=entry.version,
+        since=entry.since,
+        waited_seconds=waited_seconds(entry, now),
+        result=entry.result,
+        clock=entry.clock,
+    )

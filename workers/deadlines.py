@@ -25,16 +25,18 @@ from rq.queue import EnqueueData
 from domain.state import State
 from domain.view import ClockView
 from projections.notices import Notice
-from projections.timekeeping import CLOCK_BY, clocks_op, deadline_seconds
+from projections.timekeeping import CLOCK_BY, deadline_seconds
 from store.accounts import games_of_op
 from store.errors import GameNotFound
 from store.notifications import channels_op
-from store.reads import current_op
-from store.time_controls import HOUR, TimeControl, time_control_op
+from store.reads import current_op, last_change_op
+from store.time_controls import HOUR, time_control_op
 from store.timers import Timer, due_op, fired_op, set_timers_op
 from workers.bot_play import levels_of, play_for
 from workers.context import WorkerContext, current
 from workers.dispatcher import job_id
+from workers.game_clocks import clock_of, clock_under
+from workers.inboxes import keep_inboxes
 from workers.retries import MOVED_RETRY
 from workers.telling import enqueue_notices
 
@@ -42,31 +44,12 @@ TIMED_OUT = "workers.deadlines.timed_out"
 REMIND = "workers.deadlines.remind"
 
 
-def clock_of(context: WorkerContext, game_id: str, state: State) -> ClockView | None:
-    """The game's clocks at the state's version (None: an untimed game)."""
-    control = context.store.run(time_control_op(context.accounts.prefix, game_id))
-    return clock_under(context, game_id, state, control)
-
-
-def clock_under(
-    context: WorkerContext, game_id: str, state: State, control: TimeControl | None
-) -> ClockView | None:
-    """The game's clocks at the state's version, its time control read already."""
-    if control is None:
-        return None
-    clocks, _away = context.store.run(
-        clocks_op(context.path, context.accounts, game_id, state, control)
-    )
-    return clocks[-1][1] if clocks else None
-
-
 def keep_time(
     context: WorkerContext, game_id: str, state: State, levels: dict[str, str],
-    control: TimeControl | None,
+    clock: ClockView | None,
 ) -> None:  # fmt: skip
-    """Set the game's timers for the state's version (see the module), under the game's time
-    control (None: untimed, nothing to do)."""
-    clock = clock_under(context, game_id, state, control)
+    """Set the game's timers for the state's version (see the module), by its clocks there
+    (None: an untimed game, nothing to do)."""
     if clock is None:
         return
     timers: list[tuple[Timer, float]] = []
@@ -157,7 +140,12 @@ def player_away(player_id: str) -> str:
         except GameNotFound:
             continue  # a listing whose creation never landed
         if state.phase == "playing" and player_id in state.players:
-            control = context.store.run(time_control_op(context.accounts.prefix, game_id))
-            keep_time(context, game_id, state, levels_of(context, game_id, state), control)
+            control, since = context.store.gather(
+                time_control_op(context.accounts.prefix, game_id),
+                last_change_op(context.path, game_id),
+            )
+            clock = clock_under(context, game_id, state, control)
+            keep_time(context, game_id, state, levels_of(context, game_id, state), clock)
+            keep_inboxes(context, game_id, state, since, clock)  # their deadlines moved
             moved += 1
     return f"{moved} games"

@@ -32,6 +32,8 @@ from store.time_controls import time_control_op
 from workers.bot_play import levels_of, play_for
 from workers.context import WorkerContext, current
 from workers.deadlines import keep_time
+from workers.game_clocks import clock_under
+from workers.inboxes import keep_inboxes
 from workers.telling import enqueue_notices
 from workers.webhooks import send_first
 
@@ -89,7 +91,10 @@ def game_moved(game_id: str, first_version: int, version: int) -> str:
     )
     outcome = "moved on"
     if head.version == version:
-        keep_time(context, game_id, state, levels, control)
+        clock = clock_under(context, game_id, state, control)
+        since = None if last is None else meta_decoder.decode(last.metadata).time
+        keep_inboxes(context, game_id, state, since, clock)
+        keep_time(context, game_id, state, levels, clock)
         outcome = _bot_move(context, game_id, state, levels)
     # The webhooks last: a slow receiver holds up neither the bot nor the clock.
     for notice_id, told, theirs in at_once:

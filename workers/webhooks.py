@@ -44,7 +44,7 @@ from store.records import Batch, meta_decoder
 from store.talk import KEPT, thread_op
 from store.time_controls import time_control_op
 from workers.context import WorkerContext, current
-from workers.deadlines import clock_under
+from workers.game_clocks import clock_under
 from workers.retries import DELIVERY_RETRY, LATER_RETRY
 from workers.webhook_target import DeliveryFailed, TargetRefused, post
 
