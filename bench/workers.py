@@ -9,8 +9,8 @@
 - Notification latency: `patrician serve` and two `patrician worker` processes on the same
   Redis, 4-seat games played over HTTP by paced clients at 20 and then 200 moves per second,
   every player with a webhook to a local receiver (a real HTTP server on loopback, in a
-  process of its own, that checks each signature): from a command's answer to the arrival of the `turn.started` it caused,
-  p50 and p99 (target: p99 at most 500 ms at 200 moves per second).
+  process of its own, that checks each signature): from a command's answer to the arrival of
+  the `turn.started` it caused, p50 and p99 (target: p99 at most 500 ms at 200 moves per second).
 
 Uses a unique key prefix on the given Redis (default the machine's, 127.0.0.1:6379) and
 deletes its keys at the end.
@@ -63,7 +63,7 @@ class _SinkProcess:
 
     def __enter__(self) -> _SinkProcess:
         self.process.start()
-        self.base = self.connection.recv()
+        self.base: str = self.connection.recv()
         return self
 
     def __exit__(self, *_: object) -> None:
