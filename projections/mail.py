@@ -2,13 +2,15 @@
 from the notification's document alone (`projections.notices.NoticeDocument`), so that an
 e-mail can say nothing the webhook's body, which passed the one redaction gate, does not.
 
-Pure, for the tests over many generated games. Every value from the game or from a player is
-escaped in the HTML part (names and table talk are a player's words).
+The daily digest is written the same way, from the documents of the games it lists, one
+each. Pure, for the tests over many generated games. Every value from the game or from a
+player is escaped in the HTML part (names and table talk are a player's words).
 """
 
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 from typing import NamedTuple
 
 from projections.notices import NoticeDocument
@@ -41,6 +43,48 @@ class Mail(NamedTuple):
 def render(document: NoticeDocument, unsubscribe_url: str) -> Mail:
     """The e-mail of a notification; `unsubscribe_url` stops every e-mail in one click."""
     subject = f"Patrician: {SUBJECTS.get(document.type, document.type)} (game {document.game_id})"
+    text = "\n".join(
+        [*_text_of(document), "", f"Play: {document.play_url}", "",
+         f"No more e-mails: {unsubscribe_url}", ""]
+    )  # fmt: skip
+    body = [
+        *_html_of(document),
+        f'<p><a href="{html.escape(document.play_url)}">Open the game</a></p>',
+        _unsubscribe_html(unsubscribe_url),
+    ]
+    return Mail(subject, text, _page(subject, body))
+
+
+def render_digest(
+    day: str, documents: Sequence[NoticeDocument], unsubscribe_url: str, *, more: int = 0
+) -> Mail:
+    """The daily digest of `day`: for each game that awaits the player (its document, as the
+    `turn.started` of its version would say it), what is asked, its deadline, what happened
+    since their last turn and the link to play; `more`, the games awaiting left out."""
+    count = len(documents) + more
+    games = f"{count} game{'s' if count != 1 else ''} await{'' if count != 1 else 's'} you"
+    subject = f"Patrician: {games} ({day})"
+    text = [f"Your daily digest of {day}: {games}.", ""]
+    body = [f"<p>Your daily digest of {html.escape(day)}: {html.escape(games)}.</p>"]
+    for document in documents:
+        text += [f"Game {document.game_id}", *_text_of(document), "",
+                 f"Play: {document.play_url}", ""]  # fmt: skip
+        body += [
+            f"<h2>Game {html.escape(document.game_id)}</h2>",
+            *_html_of(document),
+            f'<p><a href="{html.escape(document.play_url)}">Open the game</a></p>',
+        ]
+    if more:
+        text += [f"And {more} more (those waiting longest are above).", ""]
+        body.append(f"<p>And {more} more (those waiting longest are above).</p>")
+    text += [f"No more e-mails: {unsubscribe_url}", ""]
+    body.append(_unsubscribe_html(unsubscribe_url))
+    return Mail(subject, "\n".join(text), _page(subject, body))
+
+
+def _text_of(document: NoticeDocument) -> list[str]:
+    """What the document says, as lines of text: the headline, the deadline, what happened
+    since the recipient's last turn, the table talk."""
     lines = [_headline(document)]
     if document.deadline is not None:
         lines.append(f"Deadline: {document.deadline} (UTC).")
@@ -52,10 +96,11 @@ def render(document: NoticeDocument, unsubscribe_url: str) -> Mail:
             "At the table:",
             *(f"{m.name} (seat {m.seat}): {m.text}" for m in document.talk),
         ]
-    text = "\n".join(
-        [*lines, "", f"Play: {document.play_url}", "",
-         f"No more e-mails: {unsubscribe_url}", ""]
-    )  # fmt: skip
+    return lines
+
+
+def _html_of(document: NoticeDocument) -> list[str]:
+    """The same as HTML paragraphs, every value escaped."""
     items = "".join(f"<li>{html.escape(line)}</li>" for line in document.happened)
     body = [f"<p>{html.escape(_headline(document))}</p>"]
     if document.deadline is not None:
@@ -69,14 +114,18 @@ def render(document: NoticeDocument, unsubscribe_url: str) -> Mail:
             for m in document.talk
         )
         body.append(f"<p>At the table:</p><ul>{said}</ul>")
-    body.append(f'<p><a href="{html.escape(document.play_url)}">Open the game</a></p>')
-    body.append(f'<p><small><a href="{html.escape(unsubscribe_url)}">No more e-mails</a>'
-                "</small></p>")  # fmt: skip
-    page = (
+    return body
+
+
+def _unsubscribe_html(unsubscribe_url: str) -> str:
+    return f'<p><small><a href="{html.escape(unsubscribe_url)}">No more e-mails</a></small></p>'
+
+
+def _page(subject: str, body: list[str]) -> str:
+    return (
         '<!doctype html><html><head><meta charset="utf-8">'
         f"<title>{html.escape(subject)}</title></head><body>{''.join(body)}</body></html>"
     )
-    return Mail(subject, text, page)
 
 
 def _headline(document: NoticeDocument) -> str:

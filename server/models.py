@@ -271,6 +271,29 @@ class EmailSetting(_Request, frozen=True):
     """Sent nothing but a confirmation link until you follow it."""
 
 
+class DigestSetting(_Request, frozen=True):
+    hour: Annotated[
+        int,
+        msgspec.Meta(
+            ge=0, le=23, examples=[8],
+            description="The hour of the day it is sent (at its start), in time_zone",
+        ),
+    ] = 8  # fmt: skip
+    """The hour of the day it is sent, at its start, in `time_zone` (0-23; default 8)."""
+    time_zone: (
+        Annotated[
+            str,
+            msgspec.Meta(
+                max_length=64, examples=["Europe/Berlin"],
+                description="An IANA time zone name; left out: your quiet hours' time zone, "
+                "or UTC without them",
+            ),
+        ]
+        | None
+    ) = None  # fmt: skip
+    """An IANA time zone name; left out, your quiet hours' time zone, or UTC without them."""
+
+
 Reminders = Annotated[list[Hours], msgspec.Meta(max_length=MAX_REMINDERS)]
 
 
@@ -281,6 +304,9 @@ class NotificationSettings(_Request, frozen=True):
     reminder_hours: Reminders = msgspec.field(default_factory=lambda: [24.0, 1.0])
     """In a timed game, how long before your turn's deadline you are reminded (each at most
     once a turn; none that would come before the turn begins)."""
+    digest: DigestSetting | None = None
+    """One e-mail a day listing the games that await you, instead of an e-mail per turn
+    (`turn.started`, `turn.reminder`; webhooks are not affected). Needs `email`."""
 
 
 class WebhookInfo(msgspec.Struct, frozen=True):
@@ -303,11 +329,19 @@ class EmailInfo(msgspec.Struct, frozen=True):
     """Whether you followed the confirmation link sent to it (nothing else is sent before)."""
 
 
+class DigestInfo(msgspec.Struct, frozen=True):
+    hour: int
+    time_zone: str
+    """The time zone `hour` is in (the one set, or the one it defaulted to)."""
+
+
 class Notifications(msgspec.Struct, frozen=True):
     webhook: WebhookInfo | None
     quiet_hours: QuietHoursInfo | None
     reminder_hours: list[float]
     email: EmailInfo | None = None
+    digest: DigestInfo | None = None
+    """The daily digest, if you get one instead of an e-mail per turn."""
 
 
 MAX_TALK = 500

@@ -3,7 +3,9 @@
 A webhook URL is checked against SSRF when it is set (and again by the workers at every
 connection, `workers.webhook_target`): a player learns at once that a URL cannot be used. Its
 signing secret is made here and shown in the answer that set the URL, never again; setting
-the same URL again keeps the secret (and turns a webhook that was turned off back on).
+the same URL again keeps the secret (and turns a webhook that was turned off back on). A daily
+digest's schedule is set here too, due "to be worked out" (0): the workers work out its hour
+by their clock (`workers.deadlines.fire_digests`).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from store.client import AsyncEventStore
 from store.notifications import (
     Channels,
     Delivery,
+    Digest,
     Email,
     NotificationKeys,
     QuietHours,
@@ -31,10 +34,13 @@ from store.notifications import (
     channels_op,
     deliveries_op,
     failures_op,
+    schedule_digest_op,
     set_channels_op,
     take_confirmation_op,
+    unschedule_digest_op,
     unsubscriber_op,
 )
+from store.protocol import Op
 from workers.webhook_target import Allowlist, TargetRefused, check_url
 
 
@@ -81,9 +87,12 @@ class NotificationService:
             else:
                 email, confirm = Email(address), True
         reminders = tuple(sorted(set(request.reminder_hours), reverse=True))
-        channels = Channels(webhook, _quiet_hours(request.quiet_hours), reminders, email)
+        quiet = _quiet_hours(request.quiet_hours)
+        digest = _digest(request.digest, quiet, email)
+        channels = Channels(webhook, quiet, reminders, email, digest)
         await self.store.run(set_channels_op(self.keys, player, channels))
         await self.store.run(failures_op(self.keys, player, reset=True))
+        await self.store.run(_schedule(self.keys, player, before.digest, digest))
         if confirm and email is not None:
             await asyncio.to_thread(self.confirm, player, email.address)
         return _info(channels, shown)
@@ -110,8 +119,9 @@ class NotificationService:
             return False
         channels = await self.store.run(channels_op(self.keys, player))
         if channels.email is not None and channels.email.unsubscribe == token:
-            off = msgspec.structs.replace(channels, email=None)
+            off = msgspec.structs.replace(channels, email=None, digest=None)
             await self.store.run(set_channels_op(self.keys, player, off))
+            await self.store.run(unschedule_digest_op(self.keys, player))
         return True
 
     async def deliveries(self, player: str) -> list[Delivery]:
@@ -152,6 +162,33 @@ def _quiet_hours(setting: models.QuietHoursSetting | None) -> QuietHours | None:
     return QuietHours(setting.start, setting.end, setting.time_zone)
 
 
+def _digest(
+    setting: models.DigestSetting | None, quiet: QuietHours | None, email: Email | None
+) -> Digest | None:
+    """The daily digest asked for: at an hour of a real time zone (the quiet hours' one if
+    none is given, else UTC), to an e-mail address."""
+    if setting is None:
+        return None
+    if email is None:
+        raise InvalidSetting("digest", "a digest is an e-mail: set email.address too")
+    zone = setting.time_zone
+    if zone is None:
+        zone = quiet.time_zone if quiet is not None else "UTC"
+    elif zone not in _time_zones():
+        raise InvalidSetting("digest.time_zone", f"{zone!r} is no IANA time zone name")
+    return Digest(setting.hour, zone)
+
+
+def _schedule(
+    keys: NotificationKeys, player: str, before: Digest | None, digest: Digest | None
+) -> Op[None]:
+    """The digest's schedule after its setting: none when it is off; worked out anew by the
+    workers (due 0) when it is new or changed; kept when it is the same (put back if lost)."""
+    if digest is None:
+        return unschedule_digest_op(keys, player)
+    return schedule_digest_op(keys, player, 0.0, nx=digest == before)
+
+
 @cache
 def _time_zones() -> frozenset[str]:
     return frozenset(available_timezones())
@@ -159,6 +196,7 @@ def _time_zones() -> frozenset[str]:
 
 def _info(channels: Channels, secret: str | None) -> models.Notifications:
     hook, quiet, email = channels.webhook, channels.quiet_hours, channels.email
+    digest = channels.digest
     return models.Notifications(
         webhook=None
         if hook is None
@@ -168,4 +206,5 @@ def _info(channels: Channels, secret: str | None) -> models.Notifications:
         else models.QuietHoursInfo(quiet.start, quiet.end, quiet.time_zone),
         reminder_hours=list(channels.reminder_hours),
         email=None if email is None else models.EmailInfo(email.address, email.confirmed),
+        digest=None if digest is None else models.DigestInfo(digest.hour, digest.time_zone),
     )

@@ -15,7 +15,7 @@ from typing import Literal
 import msgspec
 
 from store.accounts import Accounts
-from store.protocol import Call, Op
+from store.protocol import Call, Op, reply_text
 
 DELIVERY_LOG_LENGTH = 200
 """How many deliveries a player's log keeps (the newest)."""
@@ -46,12 +46,24 @@ class Email(msgspec.Struct, frozen=True):
     confirmed; kept as it is, like a webhook's secret: the workers put it in each e-mail)."""
 
 
+class Digest(msgspec.Struct, frozen=True):
+    """One e-mail a day, at `hour` in `time_zone`, listing the games that await the player,
+    instead of an e-mail per turn (`workers.mail.send_digest`)."""
+
+    hour: int = 8
+    """0-23: the digest goes at the start of this hour, local time."""
+    time_zone: str = "UTC"
+    """An IANA name such as `Europe/Berlin`."""
+
+
 class Channels(msgspec.Struct, frozen=True):
     webhook: Webhook | None = None
     quiet_hours: QuietHours | None = None
     reminder_hours: tuple[float, ...] = (24.0, 1.0)
     """How long before a turn's deadline the player is reminded, the earliest first."""
     email: Email | None = None
+    digest: Digest | None = None
+    """A daily digest by e-mail instead of the e-mails of each turn (None: each turn's)."""
 
 
 Channel = Literal["webhook", "email"]
@@ -112,6 +124,11 @@ class NotificationKeys:
     def unsubscribe_token(self, digest: str) -> str:
         """The player an unsubscribe link's secret stands for (by its hash)."""
         return f"{self.accounts.prefix}:unsubscribe:{digest}"
+
+    def digests(self) -> str:
+        """When each player's next daily digest is due (a sorted set of players by seconds
+        since the epoch; 0: to be worked out by the workers, from the player's setting)."""
+        return f"{self.accounts.prefix}:digests"
 
 
 def channels_op(keys: NotificationKeys, player_id: str) -> Op[Channels]:
@@ -229,3 +246,26 @@ def mark_watching_op(keys: NotificationKeys, game_id: str, player_id: str) -> Op
 def watching_op(keys: NotificationKeys, game_id: str, player_id: str) -> Op[bool]:
     """Whether the player is watching the game live now (`turn.started` is not sent then)."""
     return bool((yield Call("exists", (keys.watching(game_id, player_id),))))
+
+
+def schedule_digest_op(
+    keys: NotificationKeys, player_id: str, due: float = 0.0, *, xx: bool = False,
+    nx: bool = False,
+) -> Op[None]:  # fmt: skip
+    """Make `due` (seconds since the epoch; 0: to be worked out by the workers) when the
+    player's next digest goes; `xx`: only if one is scheduled (not one turned off meanwhile),
+    `nx`: only if none is (one lost is put back, one scheduled is kept)."""
+    yield Call("zadd", (keys.digests(), {player_id: due}, nx, xx))
+
+
+def unschedule_digest_op(keys: NotificationKeys, player_id: str) -> Op[None]:
+    yield Call("zrem", (keys.digests(), player_id))
+
+
+def due_digests_op(
+    keys: NotificationKeys, now: float, count: int = 100
+) -> Op[list[tuple[str, float]]]:
+    """The players whose digest is due at `now` (or to be worked out), with when, the
+    earliest first."""
+    found = yield Call("zrangebyscore", (keys.digests(), "-inf", now, 0, count, True))
+    return [(reply_text(player), float(due)) for player, due in found]

@@ -29,8 +29,9 @@ class WorkerContext:
     public_url: str = "http://127.0.0.1:8000"
     """Where players reach the server (`PATRICIAN_PUBLIC_URL`): the links in notifications."""
     clock: Clock = system_clock
-    smtp_url: str = "smtp://127.0.0.1:25"
-    """The SMTP server e-mails go through (`PATRICIAN_SMTP_URL`, `workers.mail`)."""
+    smtp_url: str = field(default="smtp://127.0.0.1:25", repr=False)
+    """The SMTP server e-mails go through (`PATRICIAN_SMTP_URL`, `workers.smtp`); out of the
+    repr: it may hold a password."""
     mail_from: str = "Patrician <patrician@localhost>"
     mail_grace_seconds: float = 120.0
     """How long a turn's e-mail waits: dropped if the player plays meanwhile."""

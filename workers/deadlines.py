@@ -13,11 +13,15 @@ the timers that come due are fired as jobs.
 - `remind(game_id, version, hours)`: the player whose turn it still is gets `turn.reminder`.
 - `player_away(player_id)`: a vacation started or ended: the player's games' timers are set
   again.
+- `fire_digests` (with `fire_due`): the players' daily digests that come due are enqueued
+  (`workers.mail.send_digest`, one job id per player and day), and each one's next is
+  scheduled, in Redis too (`store.notifications`, `<prefix>:digests`), by the same clock.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime, time, timedelta
+from zoneinfo import ZoneInfo
 
 from rq import Queue
 from rq.queue import EnqueueData
@@ -28,7 +32,13 @@ from projections.notices import Notice
 from projections.timekeeping import CLOCK_BY, deadline_seconds
 from store.accounts import games_of_op
 from store.errors import GameNotFound
-from store.notifications import channels_op
+from store.notifications import (
+    Digest,
+    channels_op,
+    due_digests_op,
+    schedule_digest_op,
+    unschedule_digest_op,
+)
 from store.reads import current_op, last_change_op
 from store.time_controls import HOUR, time_control_op
 from store.timers import Timer, due_op, fired_op, set_timers_op
@@ -37,11 +47,12 @@ from workers.context import WorkerContext, current
 from workers.dispatcher import job_id
 from workers.game_clocks import clock_of, clock_under
 from workers.inboxes import keep_inboxes
-from workers.retries import MOVED_RETRY
+from workers.retries import DELIVERY_RETRY, MOVED_RETRY
 from workers.telling import enqueue_notices
 
 TIMED_OUT = "workers.deadlines.timed_out"
 REMIND = "workers.deadlines.remind"
+DIGEST = "workers.mail.send_digest"
 
 
 def keep_time(
@@ -70,15 +81,71 @@ def keep_time(
 
 
 def fire_due(context: WorkerContext) -> int:
-    """Enqueue the job of every timer due now, then mark them fired; how many."""
+    """Enqueue the job of every timer due now, then mark them fired, and the digests due
+    (`fire_digests`); how many."""
     prefix = context.accounts.prefix
     due = context.store.run(due_op(prefix, context.clock().timestamp()))
     if not due:
-        return 0
+        return fire_digests(context)
     context.queue.enqueue_many([_job(timer) for timer in due])
     for timer in due:
         context.store.run(fired_op(prefix, timer))
-    return len(due)
+    return len(due) + fire_digests(context)
+
+
+def fire_digests(context: WorkerContext) -> int:
+    """Enqueue the daily digest of every player whose digest is due now, then schedule their
+    next one (from their setting as it is now: a digest late, the workers having been down,
+    goes once, for its own day, and the next at its hour); how many were enqueued.
+
+    A setting changed meanwhile wins: the next one is set only if the player's schedule is
+    still there (`xx`: one turned off stays off), and worked out again (due 0) if the setting
+    read is no longer theirs. Two workers firing at once enqueue one job id; it sends once."""
+    keys = context.notifications
+    now = context.clock()
+    enqueued = 0
+    for player_id, at in context.store.run(due_digests_op(keys, now.timestamp())):
+        digest = context.store.run(channels_op(keys, player_id)).digest
+        if digest is None:  # turned off (its setting removes it too; this is for a race)
+            context.store.run(unschedule_digest_op(keys, player_id))
+            if context.store.run(channels_op(keys, player_id)).digest is not None:
+                context.store.run(schedule_digest_op(keys, player_id, 0.0))  # on again
+            continue
+        if at > 0:
+            day = digest_day(digest, at)
+            context.queue.enqueue(
+                DIGEST, player_id, day, job_id=digest_id(player_id, day), retry=DELIVERY_RETRY
+            )
+            enqueued += 1
+        upcoming = next_digest(digest, now).timestamp()
+        context.store.run(schedule_digest_op(keys, player_id, upcoming, xx=True))
+        if context.store.run(channels_op(keys, player_id)).digest != digest:
+            context.store.run(schedule_digest_op(keys, player_id, 0.0, xx=True))
+    return enqueued
+
+
+def next_digest(digest: Digest, after: datetime) -> datetime:
+    """When the next digest goes after `after`: the start of its hour in its time zone, on
+    the first day it is still to come (an hour a clock change skips is the one after it; one
+    that comes twice, the first)."""
+    zone = ZoneInfo(digest.time_zone)
+    today = after.astimezone(zone).date()
+    for days in range(3):
+        due = datetime.combine(today + timedelta(days=days), time(digest.hour), tzinfo=zone)
+        if due.astimezone(UTC) > after:
+            return due.astimezone(UTC)
+    raise AssertionError("an hour of the day comes within two days")
+
+
+def digest_day(digest: Digest, due: float) -> str:
+    """The day (ISO, in the digest's time zone) of the digest due at `due`."""
+    return datetime.fromtimestamp(due, ZoneInfo(digest.time_zone)).date().isoformat()
+
+
+def digest_id(player_id: str, day: str) -> str:
+    """The one id of a player's digest of a day: its job's, its sending claim's, its
+    delivery log's and its e-mail's (`Message-ID`)."""
+    return f"digest-{day}-{player_id}-email"
 
 
 def _job(timer: Timer) -> EnqueueData:

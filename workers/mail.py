@@ -10,9 +10,14 @@ and tell a player their webhook was turned off; over SMTP (`PATRICIAN_SMTP_URL`)
   is dropped if the player acted meanwhile (they were at the table); quiet hours defer it; a
   notification is sent once under its id, as a webhook is.
 - `webhook_disabled(player_id, reason)`: the player's webhook was turned off.
+- `send_digest(player_id, day)`: the daily digest of a player who asked for one instead of
+  an e-mail per turn (`turn.started` and `turn.reminder` e-mails are then dropped; webhooks
+  are not affected): one e-mail listing every game that awaits them, each told by its own
+  notification document (`document_of`, as that game's `turn.started` would be), sent once
+  per player and day under the id `digest-<day>-<player>-email`. Enqueued when due by the
+  timers (`workers.deadlines.fire_digests`).
 
-SMTP URLs: `smtp://[user:password@]host[:port]` (port 25; `?starttls=1` to upgrade the
-connection), `smtps://...` (TLS from the start, port 465).
+Over SMTP: `workers.smtp` says what `PATRICIAN_SMTP_URL` means and sends.
 """
 
 from __future__ import annotations
@@ -20,17 +25,18 @@ from __future__ import annotations
 import html
 import secrets
 import smtplib
-import ssl
+from collections.abc import Callable
 from datetime import timedelta
 from email.message import EmailMessage
 from email.utils import make_msgid
 from typing import cast
-from urllib.parse import parse_qs, unquote, urlsplit
 
 import msgspec
 
-from projections.mail import Mail, render
-from projections.notices import Kind, Notice
+from projections.mail import Mail, render, render_digest
+from projections.notices import Kind, Notice, NoticeDocument
+from store.accounts import games_of_op
+from store.errors import GameNotFound
 from store.notifications import (
     Email,
     channels_op,
@@ -40,11 +46,16 @@ from store.notifications import (
     set_channels_op,
     settle_sending_op,
 )
+from store.reads import current_op, last_change_op
+from workers.bot_play import levels_of
 from workers.context import WorkerContext, current
+from workers.deadlines import digest_id
 from workers.retries import DELIVERY_RETRY
+from workers.smtp import said, smtp_server, transmit
 from workers.webhooks import (
     DEFERRED,
     GRACED,
+    DeliveryLog,
     NotDelivered,
     after_quiet_hours,
     attempt_log,
@@ -53,7 +64,11 @@ from workers.webhooks import (
     watched,
 )
 
-SMTP_TIMEOUT = 10.0
+DIGESTED = ("turn.started", "turn.reminder")
+"""The e-mails a daily digest stands in for."""
+DIGEST_GAMES = 50
+"""The most games a digest tells (the most pressing: the earliest deadline, the longest
+waiting); it counts the others."""
 
 
 def confirm_address(player_id: str, address: str) -> str:
@@ -92,6 +107,8 @@ def deliver_email(
     email = channels.email
     if email is None or not email.confirmed:
         return "no e-mail on"
+    if channels.digest is not None and kind in DIGESTED:
+        return log.write("dropped", "told in your daily digest instead")
     again = {"about": about, "retry": DELIVERY_RETRY}  # the job once more, later
     if kind == "turn.started" and not graced and context.mail_grace_seconds > 0:
         context.queue.enqueue_in(
@@ -115,20 +132,93 @@ def deliver_email(
         return log.write("deferred", f"quiet hours: to be sent at {later.isoformat()}")
     if not claim_sending(context, mail_id):
         return "sent already"
-    try:
+
+    def write(unsubscribe: str) -> Mail:
         target = Notice(player_id, seat, cast(Kind, kind), about)
-        document = document_of(context, target, game_id, version)
-        unsubscribe = _unsubscribe_url(context, player_id, email)
-        mail = render(document, unsubscribe)
+        return render(document_of(context, target, game_id, version), unsubscribe)
+
+    _send_claimed(context, log, email, write)
+    return log.write("delivered", "accepted by the mail server")
+
+
+def send_digest(player_id: str, day: str) -> str:
+    """Send the player's daily digest of `day` (see the module); what became of it."""
+    context = current()
+    log = attempt_log(context, player_id, "digest", "", 0, channel="email")
+    mail_id = digest_id(player_id, day)
+    channels = context.store.run(channels_op(context.notifications, player_id))
+    email = channels.email
+    if email is None or not email.confirmed:
+        return "no e-mail on"
+    if channels.digest is None:
+        return "no digest"
+    awaiting = _awaiting(context, player_id)
+    if not awaiting:
+        return log.write("dropped", "no game awaited you")
+    if not claim_sending(context, mail_id):
+        return "sent already"
+
+    def write(unsubscribe: str) -> Mail:
+        told = sorted(
+            (
+                (document_of(context, Notice(player_id, seat, "turn.started"), game_id, at),
+                 changed)
+                for game_id, seat, at, changed in awaiting
+            ),
+            key=_pressing,
+        )  # fmt: skip
+        documents = [document for document, _changed in told[:DIGEST_GAMES]]
+        more = len(told) - len(documents)
+        return render_digest(day, documents, unsubscribe, more=more)
+
+    _send_claimed(context, log, email, write)
+    games = f"{len(awaiting)} game{'s' if len(awaiting) != 1 else ''}"
+    return log.write("delivered", f"{games} awaiting you, accepted by the mail server")
+
+
+def _awaiting(context: WorkerContext, player_id: str) -> list[tuple[str, int, int, str]]:
+    """The games in play whose decision is the player's (not a bot's for them): each one's
+    id, the player's seat, its version and when it last changed."""
+    found = []
+    for game_id, _listed in context.store.run(games_of_op(context.accounts, player_id)):
+        try:
+            state = context.store.run(current_op(context.path, game_id))
+        except GameNotFound:
+            continue  # a listing whose creation never landed
+        seat = state.seat_of(player_id) if state.phase == "playing" else None
+        if seat is None or state.pending is None or state.pending.seat != seat:
+            continue
+        if levels_of(context, game_id, state)[player_id]:
+            continue  # handed over to a bot
+        changed = context.store.run(last_change_op(context.path, game_id)) or ""
+        found.append((game_id, seat, state.version, changed))
+    return found
+
+
+def _pressing(told: tuple[NoticeDocument, str]) -> tuple[str, str]:
+    """The earliest deadline first, then the longest waiting."""
+    document, changed = told
+    return (document.deadline or "~", changed)
+
+
+def _send_claimed(
+    context: WorkerContext, log: DeliveryLog, email: Email, write: Callable[[str], Mail]
+) -> None:
+    """Send the e-mail `write` makes (given the unsubscribe link) under the notification id
+    of `log`, its sending claimed: kept as sent, or released and logged as failed, raising
+    `NotDelivered` for RQ to try again later."""
+    mail_id = log.attempt.webhook_id
+    try:
+        unsubscribe = _unsubscribe_url(context, log.player_id, email)
+        mail = write(unsubscribe)
         send(context, email.address, mail, unsubscribe=unsubscribe, message_id=mail_id)
     except BaseException as failed:
         context.store.run(settle_sending_op(context.notifications, mail_id, sent=False))
         if not isinstance(failed, (OSError, smtplib.SMTPException)):
             raise
-        log.write("failed", f"{type(failed).__name__}: {failed}")
-        raise NotDelivered(f"{email.address}: {failed}") from None
+        log.write("failed", said(failed))
+        raise NotDelivered(f"{email.address}: {said(failed)}") from None
     context.store.run(settle_sending_op(context.notifications, mail_id, sent=True))
-    return log.write("delivered", "accepted by the mail server")
 
 
 def webhook_disabled(player_id: str, reason: str) -> str:
@@ -169,7 +259,7 @@ def send(
     message_id: str | None = None,
 ) -> None:  # fmt: skip
     """One e-mail, text and HTML, through the SMTP server of `context.smtp_url`; with the
-    one-click `unsubscribe` link in its headers."""
+    one-click `unsubscribe` link in its headers. `MailNotSent` if it was not accepted."""
     message = EmailMessage()
     message["From"] = context.mail_from
     message["To"] = to
@@ -181,21 +271,4 @@ def send(
         message["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
     message.set_content(mail.text)
     message.add_alternative(mail.html, subtype="html")
-    url = urlsplit(context.smtp_url)
-    query = parse_qs(url.query)
-    host = url.hostname or "localhost"
-    tls = ssl.create_default_context()
-    if url.scheme == "smtps":
-        client: smtplib.SMTP = smtplib.SMTP_SSL(
-            host, url.port or 465, timeout=SMTP_TIMEOUT, context=tls
-        )
-    elif url.scheme == "smtp":
-        client = smtplib.SMTP(host, url.port or 25, timeout=SMTP_TIMEOUT)
-    else:
-        raise smtplib.SMTPException(f"{url.scheme!r} is no SMTP URL scheme (smtp, smtps)")
-    with client:
-        if query.get("starttls", ["0"])[0] not in ("0", "", "false"):
-            client.starttls(context=tls)
-        if url.username:
-            client.login(unquote(url.username), unquote(url.password or ""))
-        client.send_message(message)
+    transmit(smtp_server(context.smtp_url), message)

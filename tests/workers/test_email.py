@@ -7,10 +7,7 @@ see."""
 
 from __future__ import annotations
 
-import email
-import email.policy
 import re
-import threading
 import time
 from collections.abc import Iterator
 from email.message import EmailMessage
@@ -24,36 +21,9 @@ from server.app import Settings
 from tests.processes import free_port
 from tests.server.client import Api, Json, Player
 from tests.server.live import build_app
+from tests.workers.mailbox import Inbox
 
 PUBLIC = "https://play.example"
-
-
-class Inbox:
-    """What the SMTP server received, by recipient."""
-
-    def __init__(self) -> None:
-        self.messages: list[tuple[str, EmailMessage]] = []
-        self.changed = threading.Condition()
-
-    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
-        message = email.message_from_bytes(envelope.content, policy=email.policy.default)
-        with self.changed:
-            for to in envelope.rcpt_tos:
-                self.messages.append((to, message))
-            self.changed.notify_all()
-        return "250 OK"
-
-    def of(self, to: str) -> list[EmailMessage]:
-        return [message for rcpt, message in self.messages if rcpt == to]
-
-    def wait(self, to: str, count: int, timeout: float = 20.0) -> list[EmailMessage]:
-        deadline = time.monotonic() + timeout
-        with self.changed:
-            while len(self.of(to)) < count:
-                left = deadline - time.monotonic()
-                assert left > 0, f"{to}: {len(self.of(to))} of {count} e-mails came"
-                self.changed.wait(left)
-            return self.of(to)
 
 
 @pytest.fixture
