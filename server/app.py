@@ -196,7 +196,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock = system_clock)
                 "REDIS_URL) for a real deployment, and run `patrician worker` beside it"
             )
         elif settings.redis_url is not None:
-            url = _without_password(settings.redis_url)
+            url = without_password(settings.redis_url)
             try:
                 await services.games.check_store()
             except StoreUnavailable as error:  # say why now: /healthz only says "unreachable"
@@ -238,13 +238,6 @@ def create_app(settings: Settings | None = None, *, clock: Clock = system_clock)
         ),
         debug=False,
     )
-
-
-def _without_password(url: str) -> str:
-    scheme, sep, rest = url.partition("://")
-    if "@" in rest:
-        rest = "***@" + rest.split("@", 1)[1]
-    return scheme + sep + rest
 
 
 def from_environment() -> Litestar:

@@ -28,7 +28,8 @@ SMTP_TIMEOUT = 10.0
 
 
 def without_password(url: str) -> str:
-    """The URL to show (a repr, a log): its password, if it has one, written `***`."""
+    """The URL to show (a repr, a log): its password, if it has one, written `***` (any URL:
+    the Redis one too)."""
     try:
         parts = urlsplit(url)
         password = parts.password

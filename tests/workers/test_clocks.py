@@ -18,8 +18,9 @@ from litestar.testing import TestClient
 
 from projections.audit import audit
 from server.app import Settings
+from server.carddata import load_game_data
 from tests.server.client import Api, Json, Player
-from tests.server.live import build_app
+from tests.server.live import REDIS_URL, build_app, delete_prefix, redis_client, unique_prefix
 from tests.workers.sink import Sink
 from workers import runner
 
@@ -45,12 +46,33 @@ def clock() -> FakeClock:
     return FakeClock()
 
 
-@pytest.fixture
-def api(clock: FakeClock, monkeypatch: pytest.MonkeyPatch) -> Iterator[Api]:
+@pytest.fixture(params=["embedded", pytest.param("redis", marks=pytest.mark.redis)])
+def api(
+    request: pytest.FixtureRequest, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Api]:
+    """The embedded server with its workers; or the server on the real Redis with the
+    workers (RQ, the timers in Redis) beside it, in this process so that they share the fake
+    clock."""
     monkeypatch.setattr(runner, "TIMER_SECONDS", 0.02)  # the timers looked at often
-    app = build_app(Settings(webhook_allow="127.0.0.1", public_url=PUBLIC), clock=clock)
-    with TestClient(app, timeout=30) as client:
-        yield Api(client)
+    if request.param == "embedded":
+        app = build_app(Settings(webhook_allow="127.0.0.1", public_url=PUBLIC), clock=clock)
+        with TestClient(app, timeout=30) as client:
+            yield Api(client)
+        return
+    prefix = unique_prefix("clocks")
+    settings = Settings(
+        redis_url=REDIS_URL, prefix=prefix, webhook_allow="127.0.0.1", public_url=PUBLIC
+    )
+    workers = runner.EmbeddedWorkers(
+        runner.context_for(redis_client(), load_game_data(None), settings.workers(), clock)
+    )
+    try:
+        with TestClient(build_app(settings, clock=clock), timeout=30) as client:
+            workers.start()
+            yield Api(client)
+    finally:
+        workers.stop()
+        delete_prefix(prefix)
 
 
 @pytest.fixture
