@@ -1,11 +1,10 @@
 """The lists beside the games: the lobby of tables waiting for players and each player's
-games; reading them (never writing: a GET changes nothing) and repairing them.
+games (read from their inbox); reading them, never writing: a GET changes nothing.
 
 Both lists are written before the append that creates or joins a game (`store.games`), so no
 crash leaves a game out of them; the price is a listing whose append never landed, or a table
-that filled while the lobby was not told. Readers skip those. `repair_lobby` and
-`repair_games_of` take them off, once a listing is older than `LISTING_GRACE_SECONDS` (before
-that its append may still be on its way): an explicit operation, run by the workers.
+that filled while the lobby was not told. Readers skip those; the workers take them off
+(`workers.repairs`).
 """
 
 from __future__ import annotations
@@ -13,8 +12,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from datetime import datetime
-
-import msgspec
 
 from domain.state import State
 from domain.view import ClockView
@@ -28,15 +25,6 @@ from store.games import CommandPath
 
 Clocks = Callable[[str, State], Awaitable[list[tuple[int, ClockView]]]]
 """A game's clocks after each append (`GameService.clocks`)."""
-LISTING_GRACE_SECONDS = 600.0
-"""How long a listing may wait for the game or the seat it was made for."""
-
-
-class Repaired(msgspec.Struct, frozen=True):
-    """What a repair took off: listings whose append never landed, tables that filled."""
-
-    dropped: int = 0
-    closed: int = 0
 
 
 class ListingService:
@@ -106,36 +94,6 @@ class ListingService:
         since = await self.store.run(reads.last_change_op(self.path, game_id))
         timed = await self.clocks(game_id, state) if self.clocks is not None else []
         return entry_of(game_id, state, player, since, timed[-1][1] if timed else None)
-
-    def _cutoff(self) -> float:
-        """Listings made before this moment whose append has not landed never will."""
-        return self.clock().timestamp() - LISTING_GRACE_SECONDS
-
-    async def repair_lobby(self, limit: int = 1000) -> Repaired:
-        """Take off the lobby the tables that filled or were cancelled, and the listings of
-        creations that never landed."""
-        dropped = closed = 0
-        cutoff = self._cutoff()
-        for game_id, listed in await self.store.run(accounts.lobby_op(self.keys, limit)):
-            state = await self._listed(game_id)
-            if state is None and listed < cutoff:
-                await self.store.run(accounts.drop_open_game_op(self.keys, game_id, cutoff))
-                dropped += 1
-            elif state is not None and state.phase != "waiting":
-                await self.store.run(accounts.close_game_op(self.keys, game_id))
-                closed += 1
-        return Repaired(dropped, closed)
-
-    async def repair_games_of(self, player: str) -> Repaired:
-        """Take off a player's list the games whose creation or join never landed."""
-        dropped = 0
-        cutoff = self._cutoff()
-        for game_id, listed in await self.store.run(accounts.games_of_op(self.keys, player)):
-            state = await self._listed(game_id)
-            if (state is None or player not in state.players) and listed < cutoff:
-                await self.store.run(accounts.unlist_game_op(self.keys, player, game_id, cutoff))
-                dropped += 1
-        return Repaired(dropped=dropped)
 
 
 def _my_game(entry: inbox.InboxEntry, now: datetime) -> models.MyGame:

@@ -47,6 +47,7 @@ from workers.context import WorkerContext, current
 from workers.dispatcher import job_id
 from workers.game_clocks import clock_of, clock_under
 from workers.inboxes import keep_inboxes
+from workers.repairs import repair_lobby_now
 from workers.retries import DELIVERY_RETRY, MOVED_RETRY
 from workers.telling import enqueue_notices
 
@@ -82,7 +83,9 @@ def keep_time(
 
 def fire_due(context: WorkerContext) -> int:
     """Enqueue the job of every timer due now, then mark them fired, and the digests due
-    (`fire_digests`); how many."""
+    (`fire_digests`); how many. (And the lobby's repair, once a minute by one of the
+    workers: `workers.repairs`.)"""
+    repair_lobby_now(context)
     prefix = context.accounts.prefix
     due = context.store.run(due_op(prefix, context.clock().timestamp()))
     if not due:

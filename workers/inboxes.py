@@ -1,6 +1,7 @@
 """The projections the workers keep beside the games: every player's inbox (`store.inbox`),
 written after each append, and their rebuilding from the event streams
-(`patrician rebuild-projections`), which must come out equal to the live ones."""
+(`patrician rebuild-projections`, which repairs the lists beside the games first), which
+must come out equal to the live ones."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from store.reads import current_op, last_change_op
 from store.time_controls import time_control_op
 from workers.context import WorkerContext
 from workers.game_clocks import clock_under
+from workers.repairs import repair_games_of, repair_lobby
 
 
 def keep_inboxes(
@@ -33,7 +35,11 @@ def keep_inboxes(
 
 def rebuild_inboxes(context: WorkerContext) -> tuple[int, int]:
     """Every inbox made again from the games' event streams (the game at its head, as the
-    workers leave it after its last append): how many games and players."""
+    workers leave it after its last append), after the lobby and every player's list are
+    repaired (`workers.repairs`): how many games and players."""
+    repair_lobby(context)
+    for player in _listing_players(context):
+        repair_games_of(context, player)
     rebuilt: dict[str, list[InboxEntry]] = {}
     games = 0
     for game_id in _games(context):
@@ -62,6 +68,15 @@ def _games(context: WorkerContext) -> Iterator[str]:
     for key in context.store.client.scan_iter(f"{keys.prefix}:{{s*}}:game:*:events", 1000):
         name = key.decode() if isinstance(key, bytes) else str(key)
         yield name.split(":game:", 1)[1].removesuffix(":events")
+
+
+def _listing_players(context: WorkerContext) -> Iterator[str]:
+    """Every player with a list of games."""
+    pattern = context.accounts.games("*")
+    head, _, tail = pattern.partition("*")
+    for key in context.store.client.scan_iter(pattern, 1000):
+        name = key.decode() if isinstance(key, bytes) else str(key)
+        yield name.removeprefix(head).removesuffix(tail)
 
 
 def _inbox_keys(context: WorkerContext) -> Iterator[str]:

@@ -20,10 +20,12 @@ import redis.exceptions
 from domain.errors import IllegalCommand
 from server import models
 from server.carddata import load_game_data
-from server.listings import LISTING_GRACE_SECONDS
 from server.services import Services, build_services
 from store.client import AsyncEventStore
 from store.errors import StoreUnavailable, WrongInvite
+from workers.context import WorkerContext
+from workers.repairs import LISTING_GRACE_SECONDS, repair_games_of, repair_lobby
+from workers.runner import WorkerSettings, context_for
 
 T = TypeVar("T")
 
@@ -34,7 +36,8 @@ class _Faulty:
     run something else right before a command."""
 
     def __init__(self) -> None:
-        self.client = fakeredis.FakeAsyncRedis()
+        self.server = fakeredis.FakeServer()
+        self.client = fakeredis.FakeAsyncRedis(server=self.server)
         self.fail_next: str | None = None
         self.die_after: str | None = None
         self.dead = False
@@ -66,6 +69,12 @@ class _Clock:
 
     def __call__(self) -> datetime:
         return self.now
+
+
+def _workers(client: _Faulty, clock: Callable[[], datetime]) -> WorkerContext:
+    """The workers' view of the same store (they repair the lists), at the same time."""
+    shared = fakeredis.FakeRedis(server=client.server)
+    return context_for(shared, load_game_data(), WorkerSettings(prefix="listings"), clock)
 
 
 def _service(client: _Faulty, clock: Callable[[], datetime] | None = None) -> Services:
@@ -149,7 +158,7 @@ def test_a_started_game_the_lobby_was_not_told_of_is_not_shown_and_the_repair_re
         assert state.phase != "waiting", "the join itself landed"
         assert await service.listings.lobby() == []
         assert await client.client.zcard("listings:lobby") == 1, "a read writes nothing"
-        assert (await service.listings.repair_lobby()).closed == 1
+        assert repair_lobby(_workers(client, lambda: datetime.now(UTC))).closed == 1
         assert await client.client.zcard("listings:lobby") == 0, "the repair healed the lobby"
         for player in (anna, bert):
             assert [g.game_id for g in await service.listings.my_games(player)] == [created.game_id]
@@ -185,13 +194,14 @@ def test_a_listing_whose_append_never_landed_is_dropped_once_it_cannot_land_any_
         lobby, mine = "listings:lobby", f"listings:player:{anna}:games"
         assert await service.listings.lobby() == [] and await service.listings.my_games(anna) == []
         assert await client.client.zcard(lobby) == 1 and await client.client.zcard(mine) == 1
-        assert (await service.listings.repair_lobby()).dropped == 0, "it may still land"
-        assert (await service.listings.repair_games_of(anna)).dropped == 0
+        workers = _workers(client, clock)
+        assert repair_lobby(workers).dropped == 0, "it may still land"
+        assert repair_games_of(workers, anna).dropped == 0
         clock.now += timedelta(seconds=LISTING_GRACE_SECONDS + 1)
         assert await service.listings.lobby() == [] and await service.listings.my_games(anna) == []
         assert await client.client.zcard(lobby) == 1, "a read writes nothing"
-        assert (await service.listings.repair_lobby()).dropped == 1
-        assert (await service.listings.repair_games_of(anna)).dropped == 1
+        assert repair_lobby(workers).dropped == 1
+        assert repair_games_of(workers, anna).dropped == 1
         assert await client.client.zcard(lobby) == 0 and await client.client.zcard(mine) == 0
 
     _run(scenario)
@@ -210,7 +220,12 @@ def test_a_join_retried_long_after_a_failed_one_keeps_its_listing_while_it_lands
             await service.games.join(created.game_id, bert, join)
         clock.now += timedelta(seconds=LISTING_GRACE_SECONDS + 1)
         # A repair while the join is on its way:
-        client.before["evalsha"] = lambda: service.listings.repair_games_of(bert)
+        workers = _workers(client, clock)
+
+        async def repair() -> None:
+            repair_games_of(workers, bert)
+
+        client.before["evalsha"] = repair
         await service.games.join(created.game_id, bert, join)
         assert "evalsha" not in client.before, "the reader ran"
         assert [g.game_id for g in await service.listings.my_games(bert)] == [created.game_id]

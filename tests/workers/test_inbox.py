@@ -145,3 +145,26 @@ def test_a_players_games_are_read_in_one_round_trip_however_many_they_are(table:
         assert len(listed) == expected
     assert counts["Many"] == counts["Few"], counts
     assert counts["Many"] <= 4, counts  # the token, the player, their list, their inbox
+
+
+def test_the_workers_take_off_the_lobby_a_listing_whose_creation_never_landed() -> None:
+    """A GET writes nothing; one of the workers repairs the lobby about once a minute (the
+    embedded ones here, the first time at once)."""
+    from litestar.testing import TestClient
+
+    from server.app import Settings
+    from tests.server.live import build_app
+    from workers.context import current
+
+    with TestClient(build_app(Settings()), timeout=30) as client:
+        api = Api(client)
+        waiting = api.create_game(api.create_player("Ada"), 2)["game_id"]
+        context = current()
+        lobby = context.accounts.lobby()
+        context.store.client.delete(f"{context.accounts.prefix}:repaired:lobby")
+        context.store.client.zadd(lobby, {"g-never-landed": time.time() - 3600})
+        deadline = time.monotonic() + 10
+        while context.store.client.zscore(lobby, "g-never-landed") is not None:
+            assert time.monotonic() < deadline, "the lobby was not repaired"
+            time.sleep(0.05)
+        assert [g["game_id"] for g in api.ok(api.request("GET", "/api/lobby"))] == [waiting]
