@@ -9,6 +9,7 @@ the stack trace; the client never sees one.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import msgspec
@@ -209,7 +210,9 @@ def _body(error: Exception) -> ErrorBody | None:
         case BadParameter():
             return ErrorBody(400, "bad_request", error.message, field=error.field)
         case msgspec.DecodeError():  # the strict second reading of a body
-            return ErrorBody(400, "bad_request", f"invalid request body: {error}")
+            return ErrorBody(
+                400, "bad_request", f"invalid request body: {error}", field=_decoded_field(error)
+            )
         case RecursionError():
             return ErrorBody(400, "bad_request", "the request body is nested too deeply")
         case ValidationException():
@@ -218,6 +221,21 @@ def _body(error: Exception) -> ErrorBody | None:
             code = _HTTP_CODES.get(error.status_code, f"http_{error.status_code}")
             return ErrorBody(error.status_code, code, str(error.detail))
     return None
+
+
+_AT = re.compile(r"at `\$\.?([^`]*)`")
+_UNKNOWN = re.compile(r"unknown field `([^`]+)`")
+
+
+def _decoded_field(error: msgspec.DecodeError) -> str | None:
+    """The field of the body a decoding error is about (`digest.hour`, `seats`, a field that
+    is not known), from msgspec's words, which name its path (`at $.digest.hour`)."""
+    said = str(error)
+    at, unknown = _AT.search(said), _UNKNOWN.search(said)
+    path = at.group(1) if at else ""
+    if unknown:
+        path = f"{path}.{unknown.group(1)}" if path else unknown.group(1)
+    return path or None
 
 
 def _field(error: ValidationException) -> str | None:

@@ -416,3 +416,20 @@ def test_a_405_names_the_allowed_methods_in_an_allow_header(client: TestClient[L
     assert response.status_code == 405
     allowed = {method.strip() for method in response.headers.get("allow", "").split(",")}
     assert "GET" in allowed and "DELETE" not in allowed and "POST" not in allowed
+
+
+def test_a_body_that_does_not_decode_names_the_field_it_is_about(
+    client: TestClient[Litestar],
+) -> None:
+    """Which field: by its path in the body, or the one that is not known."""
+    api = Api(client)
+    player = api.create_player("Ada")
+    for body, field in (
+        ({"digest": {"hour": "8"}}, "digest.hour"),
+        ({"webhook": {"url": "https://example.org", "secret": "x"}}, "webhook.secret"),
+        ({"bogus": 1}, "bogus"),
+    ):
+        answer = api.request("PUT", "/api/me/notifications", player=player, json=body)
+        assert answer.status_code == 400 and answer.json()["field"] == field, answer.text
+    answer = api.request("POST", "/api/games", player=player, json={"seats": "4"})
+    assert answer.status_code == 400 and answer.json()["field"] == "seats"
