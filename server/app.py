@@ -41,7 +41,7 @@ from workers.runner import (
     handover_enqueuer,
     vacation_enqueuer,
 )
-from workers.smtp import smtp_server, without_password
+from workers.smtp import settings_repr, smtp_server, without_password
 
 log = structlog.get_logger("patrician")
 
@@ -74,9 +74,8 @@ class Settings(msgspec.Struct, frozen=True):
     def __post_init__(self) -> None:
         smtp_server(self.smtp_url)  # a URL that cannot be used stops the start (no password said)
 
-    def __repr__(self) -> str:  # the SMTP URL's password left out: settings get logged
-        shown = {**msgspec.structs.asdict(self), "smtp_url": without_password(self.smtp_url)}
-        return f"Settings({', '.join(f'{name}={value!r}' for name, value in shown.items())})"
+    def __repr__(self) -> str:
+        return settings_repr(self)
 
     @classmethod
     def from_environment(cls) -> Settings:

@@ -258,8 +258,17 @@ def serve_command(
     required=True,
     help="The Redis the games are kept in (or REDIS_URL).",
 )
+@click.option(
+    "--claim-idle-seconds",
+    envvar="PATRICIAN_CLAIM_IDLE_SECONDS",
+    default=30.0,
+    show_default=True,
+    type=click.FloatRange(min=0.1),
+    help="How long a notice read by a dispatcher that died stays pending before this one "
+    "takes it over (or PATRICIAN_CLAIM_IDLE_SECONDS).",
+)
 @_card_file
-def worker_command(redis_url: str, card_file: Path | None) -> None:
+def worker_command(redis_url: str, claim_idle_seconds: float, card_file: Path | None) -> None:
     """Run the workers against a Redis: the outbox dispatcher, the timers and an RQ worker
     (bot seats, clocks, webhooks, e-mail; the PATRICIAN_ settings of docs/workers.md).
     Any number of them behave as one. (`patrician serve` without a Redis runs its own.)"""
@@ -272,7 +281,7 @@ def worker_command(redis_url: str, card_file: Path | None) -> None:
     context = context_for(
         redis.Redis.from_url(redis_url), load_game_data(card_file), settings.workers()
     )
-    run_worker(context)
+    run_worker(context, claim_idle_seconds=claim_idle_seconds)
 
 
 @main.command(name="audit")

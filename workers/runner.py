@@ -1,6 +1,6 @@
-"""The loops that run the workers: `patrician worker` (the dispatcher and the timers in
-threads, an RQ worker running the jobs in the process), and the embedded server's own (all in
-one thread of the server's process, on its in-process store).
+"""The loops that run the workers: `patrician worker` (the dispatcher, the timers and the
+scheduling in threads, an RQ worker running the jobs in the process), and the embedded
+server's own (all in one thread of the server's process, on its in-process store).
 
 Any number of `patrician worker` processes against one Redis behave as one: the consumer group
 hands each notice to one dispatcher, RQ each job to one worker, and the jobs are idempotent.
@@ -10,16 +10,14 @@ from __future__ import annotations
 
 import os
 import socket
-import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
 import msgspec
 import structlog
-from rq import Queue, SimpleWorker
+from rq import Queue
 from rq.serializers import JSONSerializer
-from rq.timeouts import TimerDeathPenalty
 
 from domain.gamedata import GameData
 from store.accounts import Accounts
@@ -30,6 +28,15 @@ from workers.context import WorkerContext, configure
 from workers.deadlines import fire_due
 from workers.dispatcher import Dispatcher, job_id
 from workers.retries import DELIVERY_RETRY, MOVED_RETRY
+from workers.rq_workers import (
+    MAINTENANCE_SECONDS,
+    WORKER_TTL_SECONDS,
+    JobWorker,
+    Loop,
+    SchedulerLoop,
+    ThreadWorker,
+)
+from workers.smtp import settings_repr
 from workers.webhook_target import Allowlist
 
 log = structlog.get_logger("patrician.workers")
@@ -38,9 +45,6 @@ QUEUE = "patrician"
 HANDED_OVER = "workers.jobs.handed_over"
 CONFIRM_ADDRESS = "workers.mail.confirm_address"
 PLAYER_AWAY = "workers.deadlines.player_away"
-MAINTENANCE_SECONDS = 30
-"""How often an RQ worker looks for the jobs of dead workers: an abandoned job is retried
-within a minute."""
 IDLE_SECONDS = 0.1
 """How long the embedded workers wait when nothing happened (a bot's turn comes that late)."""
 RETRY_SECONDS = 1.0
@@ -49,8 +53,9 @@ TIMER_SECONDS = 1.0
 """How often the timers due are fired (a deadline is met that late, at most)."""
 SWEEP_SECONDS = 5.0
 """How often a dispatcher takes over the notices of dead dispatchers and trims the feeds."""
-BOOKKEEPING_SECONDS = 1.0
-"""How often an RQ worker renews its own heartbeat and looks whether `rq suspend` was said."""
+CLAIM_IDLE_SECONDS = 30.0
+"""How long a notice read by a dispatcher stays pending before another takes it over (that
+one died): `patrician worker --claim-idle-seconds` or `PATRICIAN_CLAIM_IDLE_SECONDS`."""
 
 
 def queue_of(client: Any, prefix: str) -> Queue:
@@ -68,6 +73,9 @@ class WorkerSettings(msgspec.Struct, frozen=True):
     smtp_url: str = "smtp://127.0.0.1:25"
     mail_from: str = "Patrician <patrician@localhost>"
     mail_grace_seconds: float = 120.0
+
+    def __repr__(self) -> str:
+        return settings_repr(self)
 
 
 def context_for(
@@ -128,25 +136,7 @@ def consumer_name() -> str:
     return f"{socket.gethostname()}-{os.getpid()}"
 
 
-class _Loop:
-    """A loop of the workers in a thread of its own, until `stop` is set."""
-
-    def __init__(self, name: str) -> None:
-        self.stopped = threading.Event()
-        self.thread = threading.Thread(target=self._run, name=name, daemon=True)
-
-    def start(self) -> None:
-        self.thread.start()
-
-    def stop(self) -> None:
-        self.stopped.set()
-        self.thread.join(timeout=10)
-
-    def _run(self) -> None:
-        raise NotImplementedError
-
-
-class DispatcherLoop(_Loop):
+class DispatcherLoop(Loop):
     """The dispatcher of a worker process: it blocks on the feeds while nothing happens."""
 
     def __init__(self, dispatcher: Dispatcher, block_ms: int | None = 1000) -> None:
@@ -172,7 +162,7 @@ class DispatcherLoop(_Loop):
                 self.stopped.wait(1.0)
 
 
-class TimerLoop(_Loop):
+class TimerLoop(Loop):
     """The timers of timed games (`workers.deadlines`): those due fired about once a second.
     Every worker process runs one; a timer two of them fire at once runs a job that acts
     once."""
@@ -189,73 +179,41 @@ class TimerLoop(_Loop):
                 log.exception("the timers failed a step; they go on")
 
 
-def run_worker(context: WorkerContext) -> None:
-    """`patrician worker`: a dispatcher, the timers and an RQ worker against one Redis, until
-    stopped."""
+def run_worker(context: WorkerContext, *, claim_idle_seconds: float = CLAIM_IDLE_SECONDS) -> None:
+    """`patrician worker`: a dispatcher, the timers, the scheduling and an RQ worker against one
+    Redis, until stopped. `claim_idle_seconds`: how long a notice read by a dispatcher that
+    died stays pending before this one takes it over."""
     configure(context)
     client, queue = context.store.client, context.queue
-    loop = DispatcherLoop(Dispatcher(client, context.store.keys, queue, consumer=consumer_name()))
+    dispatcher = Dispatcher(
+        client, context.store.keys, queue, consumer=consumer_name(),
+        claim_idle_ms=round(claim_idle_seconds * 1000),
+    )  # fmt: skip
+    loop = DispatcherLoop(dispatcher)
     timers = TimerLoop(context)
+    scheduling = SchedulerLoop(client, queue)
     loop.start()
     timers.start()
+    scheduling.start()
     try:
         # Jobs run in this process (RQ's SimpleWorker), not in a work horse forked per job:
         # a fork costs more than a bot's move or a delivery, and at 200 moves a second the
-        # forks alone would not keep up. A worker that dies mid-job leaves it to the others:
-        # RQ's maintenance gives an abandoned job back to the queue.
+        # forks alone would not keep up. So killing this process kills the job it runs; the
+        # job's lease lapses and another worker's maintenance gives it back to the queue.
         JobWorker(
             [queue],
             connection=client,
             serializer=JSONSerializer,
             maintenance_interval=MAINTENANCE_SECONDS,
-        ).work(with_scheduler=True, logging_level="WARNING")  # not a line per job
+            worker_ttl=WORKER_TTL_SECONDS,
+        ).work(logging_level="WARNING")  # not a line per job; the scheduling is ours
     finally:
+        scheduling.stop()
         timers.stop()
         loop.stop()
 
 
-class JobWorker(SimpleWorker):
-    """RQ's SimpleWorker, its bookkeeping paced by the clock rather than by the job: out of the
-    box it renews its own heartbeat (a key whose time to live is minutes, read by `rq info`)
-    three times a job and asks whether `rq suspend` was said once a job, a dozen round trips
-    to Redis that cost more than a delivery's own. Here each happens at most once a
-    `BOOKKEEPING_SECONDS`; the jobs' own heartbeats (which tell a job abandoned) are RQ's."""
-
-    _beaten = _checked = float("-inf")
-
-    def heartbeat(self, timeout: int | None = None, pipeline: Any = None) -> None:
-        if pipeline is None and timeout is None:
-            if time.monotonic() - self._beaten < BOOKKEEPING_SECONDS:
-                return
-            self._beaten = time.monotonic()
-        super().heartbeat(timeout, pipeline)
-
-    def check_for_suspension(self, burst: bool) -> None:
-        if time.monotonic() - self._checked < BOOKKEEPING_SECONDS:
-            return
-        self._checked = time.monotonic()
-        super().check_for_suspension(burst)
-
-
-class _ThreadWorker(JobWorker):
-    """An RQ worker that runs its jobs in the thread it is in (not the main one: no signal
-    handlers there, which it does not need, the server stops it itself; and job time-outs by
-    a timer rather than SIGALRM). It listens to no command channel either (`rq suspend` and
-    the like are for worker processes): leaving one costs a second per burst."""
-
-    death_penalty_class = TimerDeathPenalty
-
-    def _install_signal_handlers(self) -> None:
-        return None
-
-    def subscribe(self) -> None:
-        return None
-
-    def unsubscribe(self) -> None:
-        return None
-
-
-class EmbeddedWorkers(_Loop):
+class EmbeddedWorkers(Loop):
     """The workers of a server on its embedded store: the dispatcher and the jobs, one after
     the other in one thread of the server's process (the embedded store lives there only)."""
 
@@ -273,7 +231,7 @@ class EmbeddedWorkers(_Loop):
         super().start()
 
     def _run(self) -> None:
-        worker = _ThreadWorker([self.queue], connection=self.client, serializer=JSONSerializer)
+        worker = ThreadWorker([self.queue], connection=self.client, serializer=JSONSerializer)
         trimmed = worked = timed = time.monotonic()
         while not self.stopped.is_set():
             try:

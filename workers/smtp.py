@@ -24,7 +24,18 @@ from email.message import EmailMessage
 from typing import Literal
 from urllib.parse import parse_qsl, quote, unquote, urlsplit
 
+import msgspec
+
 SMTP_TIMEOUT = 10.0
+
+
+def settings_repr(settings: msgspec.Struct) -> str:
+    """The repr of settings that hold an SMTP URL (`smtp_url`), its password left out:
+    settings get logged."""
+    shown = msgspec.structs.asdict(settings)
+    shown["smtp_url"] = without_password(shown["smtp_url"])
+    listed = ", ".join(f"{name}={value!r}" for name, value in shown.items())
+    return f"{type(settings).__name__}({listed})"
 
 
 def without_password(url: str) -> str:

@@ -28,12 +28,19 @@ class Sink:
         self.arrived: dict[str, list[float]] = defaultdict(list)
         self.bad_signatures = 0
         self.changed = threading.Condition()
+        self.holds = 0
+        """How many of the next requests are held (see `hold`)."""
+        self.held: list[str] = []
+        """The `webhook-id` of each request held, in order."""
+        self.released = threading.Event()
         sink = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("content-length", "0")))
-                sink._receive(self.path, body, dict(self.headers.items()))
+                if sink._receive(self.path, body, dict(self.headers.items())):
+                    sink.released.wait()
+                    return  # never answered: the connection is closed
                 self.send_response(sink.status)
                 self.send_header("content-length", "0")
                 self.end_headers()
@@ -52,10 +59,31 @@ class Sink:
         return self
 
     def __exit__(self, *_: object) -> None:
+        self.released.set()
         self.server.shutdown()
         self.server.server_close()
 
-    def _receive(self, path: str, body: bytes, headers: dict[str, str]) -> None:
+    def hold(self, count: int = 1) -> None:
+        """Hold the next `count` requests with a good signature: each is kept as any other
+        (it reached the receiver), but never answered, its sender left waiting for an answer
+        until `release` (then the connection is closed without one): a receiver that
+        hangs, to kill a worker while it waits."""
+        with self.changed:
+            self.holds += count
+
+    def release(self) -> None:
+        """Close the connections of the requests held, unanswered."""
+        self.released.set()
+
+    def wait_held(self, count: int = 1, timeout: float = 20.0) -> list[str]:
+        """The `webhook-id` of the first `count` requests held, once they are held."""
+        with self.changed:
+            if not self.changed.wait_for(lambda: len(self.held) >= count, timeout):
+                raise AssertionError(f"{len(self.held)} of {count} requests held")
+            return list(self.held[:count])
+
+    def _receive(self, path: str, body: bytes, headers: dict[str, str]) -> bool:
+        """Keep a request; whether it is held."""
         lowered = {k.lower(): v for k, v in headers.items()}
         secret = self.secrets.get(path)
         try:
@@ -67,12 +95,17 @@ class Sink:
                 self._verify_signature(secret, body, lowered)
         except WebhookVerificationError:
             self.bad_signatures += 1
-            return
+            return False
         with self.changed:
             self.received[path].append(json.loads(body))
             self.ids[path].append(lowered["webhook-id"])
             self.arrived[path].append(time.monotonic())
+            held = self.holds > 0
+            if held:
+                self.holds -= 1
+                self.held.append(lowered["webhook-id"])
             self.changed.notify_all()
+            return held
 
     @staticmethod
     def _verify_signature(secret: str, body: bytes, headers: dict[str, str]) -> None:

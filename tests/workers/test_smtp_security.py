@@ -443,6 +443,6 @@ def test_the_settings_and_the_workers_context_never_show_the_smtp_password() -> 
     url = "smtps://bob:s3cr%40t-word@mail.example:465"
     settings = Settings(smtp_url=url)
     context = context_for(fakeredis.FakeRedis(), load_game_data(None), settings.workers())
-    for shown in (repr(settings), repr(context)):
+    for shown in (repr(settings), repr(settings.workers()), repr(context)):
         assert "s3cr" not in shown and "word" not in shown
     assert "bob:***@mail.example" in repr(settings)
