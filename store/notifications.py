@@ -162,9 +162,10 @@ def last_decided_op(keys: NotificationKeys, game_id: str, seat: int) -> Op[int]:
     return 0 if found is None else int(found)
 
 
-SENDING_SECONDS = 120
-"""How long a copy of a notification on its way keeps others from sending it (longer than
-an attempt can take: connect and read time-outs)."""
+SENDING_SECONDS = 30
+"""How long a copy of a notification on its way keeps others from sending it: twice what an
+attempt can take (5 s to connect, 10 s for the rest), and no longer, for the copy that follows
+a crash mid-attempt waits this long (a copy sent twice is one `webhook-id` twice)."""
 SENT_SECONDS = 30 * 24 * 3600
 
 

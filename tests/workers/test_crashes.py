@@ -265,9 +265,9 @@ def test_a_worker_killed_mid_delivery_leaves_its_job_to_the_other_and_every_noti
     which took the scheduling over when the killed one's lock lapsed, queues it: the job runs
     again, every notification arrives at least once, within a minute, and every copy of one
     notification carries its one `webhook-id`. The one held is claimed by the copy that was
-    being sent (`store.notifications.SENDING_SECONDS`, 120 s): its next copy is the delivery
+    being sent (`store.notifications.SENDING_SECONDS`, 30 s): its next copy is the delivery
     job under that same id, which sends it once the claim has lapsed (docs/workers.md,
-    "Crashes": about 3 minutes after the crash, too long to wait for here)."""
+    "Crashes": 35 to 50 s after the crash), and the receiver has it twice under one id."""
     first = drill.worker()  # alone, so that it runs the job (and the scheduling)
     ada, bea = drill.api.create_player("Ada"), drill.api.create_player("Bea")
     for player in (ada, bea):
@@ -328,6 +328,9 @@ def test_a_worker_killed_mid_delivery_leaves_its_job_to_the_other_and_every_noti
         player_id = ada.player_id if path == "/Ada" else bea.player_id
         assert owed.args[:5] == [player_id, game_id, version, message["type"], message["seat"]]
         assert owed.get_status() in ("scheduled", "queued", "started")
+    again = (path, message["type"], version)
+    _wait(lambda: len(_notifications(drill.sink)[again]) == 2, 90, "no second copy came")
+    assert _notifications(drill.sink)[again] == [held_id, held_id], "under its one id"
 
 
 def _stopped_holding_a_notice(
