@@ -7,7 +7,8 @@
   notices per second into jobs).
 
 - Notification latency: `patrician serve` and two `patrician worker` processes on the same
-  Redis, 4-seat games played over HTTP by paced clients at 20 and then 200 moves per second,
+  Redis, 4-seat games played over HTTP by paced clients at 20 and then 200 moves per second
+  (each game one move a second, the games out of step with each other),
   every player with a webhook to a local receiver (a real HTTP server on loopback, in a
   process of its own, that checks each signature): from a command's answer to the arrival of
   the `turn.started` it caused, p50 and p99 (target: p99 at most 500 ms at 200 moves per second).
@@ -22,6 +23,7 @@ import argparse
 import asyncio
 import importlib.util
 import multiprocessing
+import random
 import statistics
 import sys
 import time
@@ -185,16 +187,26 @@ async def _paced(bench: Any, base: str, sink: _SinkProcess, rate: int) -> list[f
         while sink.ask("count", f"/{rate}-") < len(tokens) + len(tables):
             assert time.monotonic() < deadline, "the first notifications did not come"
             await asyncio.sleep(0.2)
+        # Out of step: games begun together would reach the ends of their turns together,
+        # every table's turn starting in the same second; each plays 0-5 moves first (as
+        # games at a site are anywhere in their turns), and what those tell drains.
+        phase = random.Random(rate)
+        for table in tables:
+            for _ in range(phase.randrange(6)):
+                await table.command()
+        await asyncio.sleep(3)
         stop = time.monotonic() + SECONDS
 
         async def play(index: int, table: Any) -> None:
             interval = tables_count / rate
             next_at = time.monotonic() + index / rate  # staggered: a steady flow, no bursts
-            while time.monotonic() < stop:
+            while True:
+                await asyncio.sleep(max(0.0, next_at - time.monotonic()))  # the first too
+                if time.monotonic() >= stop:
+                    return
                 await table.command()
                 acked[(table.game_id, table.version)] = time.monotonic()
                 next_at += interval
-                await asyncio.sleep(max(0.0, next_at - time.monotonic()))
 
         await asyncio.gather(*(play(n, table) for n, table in enumerate(tables)))
     moves = len(acked)
