@@ -6,7 +6,7 @@ import json
 import random
 import sys
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import click
 import msgspec
@@ -240,6 +240,7 @@ def serve_command(
     if card_file is not None:
         load_game_data(card_file)  # refuse a broken card file before starting
         os.environ["PATRICIAN_CARD_FILE"] = str(card_file)
+    _settings()  # refuse settings that cannot be used (an SMTP URL, say) before starting
     uvicorn.run(
         "server.app:from_environment",
         factory=True,
@@ -274,10 +275,9 @@ def worker_command(redis_url: str, claim_idle_seconds: float, card_file: Path | 
     Any number of them behave as one. (`patrician serve` without a Redis runs its own.)"""
     import redis
 
-    from server.app import Settings
     from workers.runner import context_for, run_worker
 
-    settings = Settings.from_environment()
+    settings = _settings()
     context = context_for(
         redis.Redis.from_url(redis_url), load_game_data(card_file), settings.workers()
     )
@@ -320,13 +320,24 @@ def rebuild_projections_command(redis_url: str, card_file: Path | None) -> None:
     over a rebuilt entry only with a newer version."""
     import redis
 
-    from server.app import Settings
     from workers.inboxes import rebuild_inboxes
     from workers.runner import context_for
 
-    settings = Settings.from_environment()
+    settings = _settings()
     context = context_for(
         redis.Redis.from_url(redis_url), load_game_data(card_file), settings.workers()
     )
     games, players = rebuild_inboxes(context)
     click.echo(f"rebuilt the inboxes of {players} players from {games} games")
+
+
+def _settings() -> Any:
+    """The settings of the environment (`server.app.Settings`); one that cannot be used stops
+    the command with a line that says which and why (never a traceback, never a password)."""
+    from server.app import Settings
+    from workers.smtp import SmtpUrlError
+
+    try:
+        return Settings.from_environment()
+    except SmtpUrlError as error:
+        raise click.UsageError(str(error)) from None

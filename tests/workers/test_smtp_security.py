@@ -446,3 +446,15 @@ def test_the_settings_and_the_workers_context_never_show_the_smtp_password() -> 
     for shown in (repr(settings), repr(settings.workers()), repr(context)):
         assert "s3cr" not in shown and "word" not in shown
     assert "bob:***@mail.example" in repr(settings)
+
+
+@pytest.mark.parametrize("command", ["serve", "worker", "rebuild-projections"])
+def test_a_command_given_an_smtp_url_it_cannot_use_says_why_in_a_line_without_the_password(
+    command: str,
+) -> None:
+    env = {**os.environ, "PATRICIAN_SMTP_URL": "smtp://bob:s3cret-pw@mail.example"}
+    args = [*_patrician(), command] + ([] if command == "serve" else ["--redis-url", REDIS_URL])
+    done = subprocess.run(args, env=env, capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr and "s3cret" not in done.stderr + done.stdout
+    assert "Error: PATRICIAN_SMTP_URL: a password is sent only over TLS" in done.stderr
