@@ -25,6 +25,12 @@ from projections.narrate import narrate
 from server.carddata import load_game_data
 from server.simulate import bot_games, random_game, simulate, summarize, summarize_levels, wilson
 
+_redis_url = click.option(
+    "--redis-url",
+    envvar="REDIS_URL",
+    required=True,
+    help="The Redis the games are kept in (or REDIS_URL).",
+)
 _card_file = click.option(
     "--card-file",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
@@ -253,12 +259,7 @@ def serve_command(
 
 
 @main.command(name="worker")
-@click.option(
-    "--redis-url",
-    envvar="REDIS_URL",
-    required=True,
-    help="The Redis the games are kept in (or REDIS_URL).",
-)
+@_redis_url
 @click.option(
     "--claim-idle-seconds",
     envvar="PATRICIAN_CLAIM_IDLE_SECONDS",
@@ -273,15 +274,9 @@ def worker_command(redis_url: str, claim_idle_seconds: float, card_file: Path | 
     """Run the workers against a Redis: the outbox dispatcher, the timers and an RQ worker
     (bot seats, clocks, webhooks, e-mail; the PATRICIAN_ settings of docs/workers.md).
     Any number of them behave as one. (`patrician serve` without a Redis runs its own.)"""
-    import redis
+    from workers.runner import run_worker
 
-    from workers.runner import context_for, run_worker
-
-    settings = _settings()
-    context = context_for(
-        redis.Redis.from_url(redis_url), load_game_data(card_file), settings.workers()
-    )
-    run_worker(context, claim_idle_seconds=claim_idle_seconds)
+    run_worker(_workers(redis_url, card_file), claim_idle_seconds=claim_idle_seconds)
 
 
 @main.command(name="audit")
@@ -307,27 +302,15 @@ def audit_command(record: BinaryIO, as_json: bool) -> None:
 
 
 @main.command(name="rebuild-projections")
-@click.option(
-    "--redis-url",
-    envvar="REDIS_URL",
-    required=True,
-    help="The Redis the games are kept in (or REDIS_URL).",
-)
+@_redis_url
 @_card_file
 def rebuild_projections_command(redis_url: str, card_file: Path | None) -> None:
     """Make the projections the workers keep (every player's inbox, `/api/me/games`) again
     from the games' event streams. Safe while the workers run: an append's follow-up writes
     over a rebuilt entry only with a newer version."""
-    import redis
-
     from workers.inboxes import rebuild_inboxes
-    from workers.runner import context_for
 
-    settings = _settings()
-    context = context_for(
-        redis.Redis.from_url(redis_url), load_game_data(card_file), settings.workers()
-    )
-    games, players = rebuild_inboxes(context)
+    games, players = rebuild_inboxes(_workers(redis_url, card_file))
     click.echo(f"rebuilt the inboxes of {players} players from {games} games")
 
 
@@ -341,3 +324,16 @@ def _settings() -> Any:
         return Settings.from_environment()
     except SmtpUrlError as error:
         raise click.UsageError(str(error)) from None
+
+
+def _workers(redis_url: str, card_file: Path | None) -> Any:
+    """The workers' context (`workers.context.WorkerContext`) on that Redis, from the
+    environment's settings."""
+    import redis
+
+    from workers.runner import context_for
+
+    settings = _settings()
+    return context_for(
+        redis.Redis.from_url(redis_url), load_game_data(card_file), settings.workers()
+    )

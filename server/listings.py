@@ -13,6 +13,8 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 
+import msgspec
+
 from domain.state import State
 from domain.view import ClockView
 from projections.inbox import entry_of, inbox_order, waited_seconds
@@ -97,18 +99,5 @@ class ListingService:
 
 
 def _my_game(entry: inbox.InboxEntry, now: datetime) -> models.MyGame:
-    return models.MyGame(
-        game_id=entry.game_id,
-        edition=entry.edition,
-        seats=entry.seats,
-        modules=entry.modules,
-        phase=entry.phase,
-        seat=entry.seat,
-        your_decision=entry.your_decision,
-        step=entry.step,
-        version=entry.version,
-        since=entry.since,
-        waited_seconds=waited_seconds(entry, now),
-        result=entry.result,
-        clock=entry.clock,
-    )
+    """The entry as the API gives it: the same fields, and how long it has waited now."""
+    return models.MyGame(**msgspec.structs.asdict(entry), waited_seconds=waited_seconds(entry, now))

@@ -117,13 +117,13 @@ class NotificationKeys:
         """Whether the player has the game's live stream open (a key that expires)."""
         return f"{self.accounts.prefix}:watching:{game_id}:{player_id}"
 
-    def email_token(self, digest: str) -> str:
+    def email_token(self, hashed: str) -> str:
         """The player and address a confirmation link's secret stands for (by its hash)."""
-        return f"{self.accounts.prefix}:email-confirm:{digest}"
+        return f"{self.accounts.prefix}:email-confirm:{hashed}"
 
-    def unsubscribe_token(self, digest: str) -> str:
+    def unsubscribe_token(self, hashed: str) -> str:
         """The player an unsubscribe link's secret stands for (by its hash)."""
-        return f"{self.accounts.prefix}:unsubscribe:{digest}"
+        return f"{self.accounts.prefix}:unsubscribe:{hashed}"
 
     def digests(self) -> str:
         """When each player's next daily digest is due (a sorted set of players by seconds

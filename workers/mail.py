@@ -36,7 +36,8 @@ import msgspec
 from projections.mail import Mail, render, render_digest
 from projections.notices import Kind, Notice, NoticeDocument
 from store.accounts import games_of_op
-from store.errors import GameNotFound
+from store.handovers import handovers_op
+from store.inbox import inbox_op
 from store.notifications import (
     Email,
     channels_op,
@@ -46,8 +47,6 @@ from store.notifications import (
     set_channels_op,
     settle_sending_op,
 )
-from store.reads import current_op, last_change_op
-from workers.bot_play import levels_of
 from workers.context import WorkerContext, current
 from workers.deadlines import digest_id
 from workers.retries import DELIVERY_RETRY
@@ -177,22 +176,21 @@ def send_digest(player_id: str, day: str) -> str:
 
 
 def _awaiting(context: WorkerContext, player_id: str) -> list[tuple[str, int, int, str]]:
-    """The games in play whose decision is the player's (not a bot's for them): each one's
-    id, the player's seat, its version and when it last changed."""
-    found = []
-    for game_id, _listed in context.store.run(games_of_op(context.accounts, player_id)):
-        try:
-            state = context.store.run(current_op(context.path, game_id))
-        except GameNotFound:
-            continue  # a listing whose creation never landed
-        seat = state.seat_of(player_id) if state.phase == "playing" else None
-        if seat is None or state.pending is None or state.pending.seat != seat:
-            continue
-        if levels_of(context, game_id, state)[player_id]:
-            continue  # handed over to a bot
-        changed = context.store.run(last_change_op(context.path, game_id)) or ""
-        found.append((game_id, seat, state.version, changed))
-    return found
+    """The games in play whose decision is the player's (not a bot's for them), from their
+    inbox (`store.inbox`, kept by the workers): each one's id, the player's seat, its
+    version and when it last changed."""
+    prefix = context.accounts.prefix
+    listed, kept = context.store.gather(
+        games_of_op(context.accounts, player_id), inbox_op(prefix, player_id)
+    )
+    games = {game_id for game_id, _listed in listed}
+    mine = [e for e in kept if e.game_id in games and e.phase == "playing" and e.your_decision]
+    handed = context.store.gather(*(handovers_op(prefix, e.game_id) for e in mine))
+    return [
+        (e.game_id, e.seat, e.version, e.since or "")
+        for e, bots in zip(mine, handed, strict=True)
+        if e.seat is not None and player_id not in bots  # not handed over to a bot
+    ]
 
 
 def _pressing(told: tuple[NoticeDocument, str]) -> tuple[str, str]:

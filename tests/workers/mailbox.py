@@ -87,3 +87,17 @@ def self_signed(directory: Path, *names: str) -> Certificate:
         check=True, capture_output=True,
     )  # fmt: skip
     return Certificate(cert, key)
+
+
+def text_of(message: EmailMessage) -> str:
+    """The plain-text part of an e-mail."""
+    part = message.get_body(preferencelist=("plain",))
+    assert part is not None
+    return str(part.get_content())
+
+
+def html_of(message: EmailMessage) -> str:
+    """The HTML part of an e-mail."""
+    part = message.get_body(preferencelist=("html",))
+    assert part is not None
+    return str(part.get_content())

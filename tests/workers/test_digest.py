@@ -38,7 +38,7 @@ from tests.processes import free_port
 from tests.server.client import Api, Json, Player
 from tests.server.live import build_app
 from tests.store.servers import RedisServer
-from tests.workers.mailbox import Inbox
+from tests.workers.mailbox import Inbox, html_of, text_of
 from tests.workers.sink import Sink
 from workers import runner
 from workers.context import WorkerContext
@@ -104,21 +104,9 @@ def _settings(api: Api, player: Player, body: Json, status: int = 200) -> Json:
 def _confirmed(api: Api, box: Inbox, player: Player, address: str) -> None:
     _settings(api, player, {"email": {"address": address}})
     (asked,) = box.wait(address, 1)
-    found = re.search(r"/api/email/confirm\?token=[A-Za-z0-9_-]+", _text(asked))
+    found = re.search(r"/api/email/confirm\?token=[A-Za-z0-9_-]+", text_of(asked))
     assert found is not None
     assert api.request("POST", found.group(0)).status_code == 200
-
-
-def _text(message: EmailMessage) -> str:
-    part = message.get_body(preferencelist=("plain",))
-    assert part is not None
-    return str(part.get_content())
-
-
-def _html(message: EmailMessage) -> str:
-    part = message.get_body(preferencelist=("html",))
-    assert part is not None
-    return str(part.get_content())
 
 
 def _game(
@@ -273,7 +261,7 @@ def test_a_player_with_a_digest_gets_one_email_a_day_for_the_games_that_await_th
     clock.set(datetime(2026, 12, 2, 7, 0, 1, tzinfo=UTC))
     (digest,) = _wait_digests(box, address, 1)
     assert digest["Subject"] == "Patrician: 2 games await you (2026-12-02)"
-    text, page = _text(digest), _html(digest)
+    text, page = text_of(digest), html_of(digest)
     for game_id in (first, timed):
         assert f"Game {game_id}" in text and f"{PUBLIC}/games/{game_id}" in page
     assert other not in text + page, "a game that awaits another player is not listed"
@@ -322,7 +310,7 @@ def test_turning_the_digest_off_brings_back_an_email_per_turn(
     _play_until_turn_of(api, game_id, seats, bea)
     board = _play_until_turn_of(api, game_id, seats, ada)
     (turn,) = _wait_turn_mails(box, address, 1)
-    assert f"{PUBLIC}/games/{game_id}" in _text(turn)
+    assert f"{PUBLIC}/games/{game_id}" in text_of(turn)
     clock.set(datetime(2026, 12, 2, 8, 0, 1, tzinfo=UTC))  # the digest's hour (08:00 UTC)
     _settle()
     assert _digests(box, address) == [], "no digest once it is off"

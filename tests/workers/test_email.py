@@ -21,7 +21,7 @@ from server.app import Settings
 from tests.processes import free_port
 from tests.server.client import Api, Json, Player
 from tests.server.live import build_app
-from tests.workers.mailbox import Inbox
+from tests.workers.mailbox import Inbox, html_of, text_of
 
 PUBLIC = "https://play.example"
 
@@ -44,21 +44,9 @@ def _api(port: int, grace: float) -> TestClient[Any]:
     return TestClient(build_app(settings), timeout=30)
 
 
-def _text(message: EmailMessage) -> str:
-    part = message.get_body(preferencelist=("plain",))
-    assert part is not None
-    return str(part.get_content())
-
-
-def _html(message: EmailMessage) -> str:
-    part = message.get_body(preferencelist=("html",))
-    assert part is not None
-    return str(part.get_content())
-
-
 def _link(message: EmailMessage, path: str) -> str:
-    found = re.search(re.escape(PUBLIC + path) + r"\?token=[A-Za-z0-9_-]+", _text(message))
-    assert found is not None, _text(message)
+    found = re.search(re.escape(PUBLIC + path) + r"\?token=[A-Za-z0-9_-]+", text_of(message))
+    assert found is not None, text_of(message)
     return found.group(0).removeprefix(PUBLIC)
 
 
@@ -113,7 +101,7 @@ def test_an_address_is_confirmed_by_its_link_then_each_turn_comes_by_email_until
         _play_until_turn_of(api, game_id, seats, 1 - mine["Ada"])
         _play_until_turn_of(api, game_id, seats, mine["Ada"])
         turn = next(m for m in box.wait("Ada@example.org", 2)[1:] if "Your turn" in m["Subject"])
-        text, page_html = _text(turn), _html(turn)
+        text, page_html = text_of(turn), html_of(turn)
         assert f"{PUBLIC}/games/{game_id}" in text and f"{PUBLIC}/games/{game_id}" in page_html
         assert "you are to" in text
         unsubscribe = turn["List-Unsubscribe"].strip("<>")
