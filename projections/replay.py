@@ -16,6 +16,7 @@ from domain.events import Event, log_finished
 from domain.evolve import evolve, fold
 from domain.state import NEW_GAME
 from domain.view import ClockView, View, view, visible
+from projections.narrate import narrate
 
 
 class ReplayStep(msgspec.Struct, frozen=True, gc=False):
@@ -25,6 +26,8 @@ class ReplayStep(msgspec.Struct, frozen=True, gc=False):
     by: str = ""
     """Who acted for the seat in the append of this event ("" the player; `bot:<level>`,
     `clock:<level>`: docs/record.md)."""
+    text: str | None = None
+    """The event in words, for people (None: bookkeeping that says nothing new)."""
 
 
 class Replay(msgspec.Struct, frozen=True, gc=False):
@@ -59,7 +62,7 @@ def replay(
             if at >= 0:
                 shown = msgspec.structs.replace(shown, clock=clocks[at][1])
             by = acted[by_at][1] if by_at >= 0 else ""
-            steps.append(ReplayStep(version, event, shown, by))
+            steps.append(ReplayStep(version, event, shown, by, narrate(state.board, event)))
     return Replay(viewer=seat, version=len(events), over=over, steps=steps)
 
 

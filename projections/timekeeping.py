@@ -62,6 +62,12 @@ def appends(batches: Sequence[Batch]) -> list[Append]:
     return found
 
 
+def planned_append(seat: int, time: str, first_version: int) -> Append:
+    """A seat's own commands, as they would be read once appended at `time` (the command
+    path's format, `store.clock.iso`): for a preview of what they lead to."""
+    return Append("commands", seat, datetime.fromisoformat(time).timestamp(), "", first_version)
+
+
 Away = Sequence[tuple[float, float]]
 """A seat's player's vacations: (start, end) in seconds since the epoch, in order."""
 
@@ -163,11 +169,18 @@ def deadline_seconds(clock: ClockView) -> float | None:
 
 
 def clocks_op(
-    path: CommandPath, accounts: Accounts, game_id: str, state: State, control: TimeControl
+    path: CommandPath,
+    accounts: Accounts,
+    game_id: str,
+    state: State,
+    control: TimeControl,
+    *,
+    planned: Append | None = None,
 ) -> Op[tuple[list[tuple[int, ClockView]], list[Away]]]:
     """The one read of a timed game's clocks, for the server and the workers alike: after
-    each append up to the state's version, with the append's first version; and each seat's
-    player's vacations."""
+    each append up to the state's version (and after `planned`, the append that would lead
+    to that state, not made), with the append's first version; and each seat's player's
+    vacations."""
     batches = yield from batches_op(path, game_id)
     seats = state.board.seats
     players = (  # none while the table waits: the seats are drawn when it fills
@@ -177,6 +190,8 @@ def clocks_op(
     )
     away: list[Away] = list((yield from vacations_op(accounts, players))) if players else []
     log = appends([batch for batch in batches if batch.last_version <= state.version])
+    if planned is not None:
+        log.append(planned)
     deciding = state.pending.seat if state.pending is not None else None
     views = timeline(control, log, deciding, seats, away)
     return [(a.first_version, view) for a, view in zip(log, views, strict=True)], away

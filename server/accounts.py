@@ -17,6 +17,12 @@ from store.client import AsyncEventStore
 from store.clock import Clock, iso, system_clock
 
 
+def new_secret(token_bytes: Callable[[int], bytes]) -> str:
+    """A secret to give a client (a bearer token, a stream ticket): 256 random bits, in
+    URL-safe base64 without padding (43 characters)."""
+    return base64.urlsafe_b64encode(token_bytes(32)).rstrip(b"=").decode()
+
+
 class AccountService:
     def __init__(
         self,
@@ -38,7 +44,7 @@ class AccountService:
     async def create_player(self, name: str) -> models.PlayerCreated:
         player_id = "p" + self.token_bytes(9).hex()
         player = accounts.Player(player_id, clean_name(name), iso(self.clock()))
-        token = base64.urlsafe_b64encode(self.token_bytes(32)).rstrip(b"=").decode()
+        token = new_secret(self.token_bytes)
         await self.store.run(accounts.create_player_op(self.keys, player, token))
         return models.PlayerCreated(player.player_id, token)
 

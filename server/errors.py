@@ -40,6 +40,11 @@ class Unauthorized(Exception):
     """No bearer token, or one that belongs to nobody: 401."""
 
 
+class InvalidTicket(Exception):
+    """A stream ticket that opens nothing (unknown, spent, expired or another game's): 401.
+    Its answer never names the ticket."""
+
+
 class NotFound(Exception):
     """Nothing at this address (a player, a version beyond the game's): 404."""
 
@@ -66,7 +71,8 @@ class InvalidSetting(ValueError):
 ERROR_DESCRIPTIONS = {
     400: "Malformed JSON, a wrong type, an unknown field or command type, or a malformed "
     "parameter (a version that is not a whole number from 0 to 2^53 - 1, say)",
-    401: "No bearer token, or an unknown one",
+    401: "No bearer token, or an unknown one; on the stream, a ticket that is unknown, spent, "
+    "expired or another game's (`invalid_ticket`)",
     403: "Not your seat, not your decision, not your table, or a wrong invite code",
     404: "No such game, player or version",
     409: "A stale expected_version (the body names the current version), a full or closed "
@@ -204,6 +210,13 @@ def _body(error: Exception) -> ErrorBody | None:
         case Unauthorized() | NotAuthorizedException():
             return ErrorBody(
                 401, "unauthorized", "send Authorization: Bearer <token> of a known player"
+            )
+        case InvalidTicket():
+            return ErrorBody(
+                401,
+                "invalid_ticket",
+                "this stream ticket is unknown, spent, expired or another game's: ask for a "
+                "new one (POST /api/games/{id}/stream-ticket)",
             )
         case StoreUnavailable():
             return ErrorBody(503, "unavailable", "the game store is unreachable; try again")

@@ -28,12 +28,14 @@ from domain.events import (
 from domain.setup import check_options
 from domain.state import State
 from domain.view import ClockView, View, view, visible
+from projections.narrate import narrate
 from projections.record import LoggedEvent, Record, RecordCommand, build_record
 from projections.replay import clock_at, replay, view_at
-from projections.timekeeping import away_until, clocks_op
+from projections.timekeeping import Append, away_until, clocks_op
 from server import models
 from server.accounts import AccountService
 from server.errors import NotFound
+from server.packed import Encoded, Packer
 from store import accounts, appending, games, reads, tables
 from store.client import AsyncEventStore
 from store.clock import Clock, iso, system_clock
@@ -71,6 +73,8 @@ class GameService:
         # version never changes (docs/store.md, "Caches").
         self._views: LRUCache[tuple[object, ...], bytes] = LRUCache(16 * cache_size)
         self._replays: LRUCache[tuple[str, int, int | None, bool], bytes] = LRUCache(cache_size)
+        # A finished game's replays and records, gzipped (they never change).
+        self._packed = Packer(cache_size)
         # A game's clock never changes once it is created (None: untimed).
         self._controls: LRUCache[str, TimeControl | None] = LRUCache(16 * cache_size)
 
@@ -232,14 +236,28 @@ class GameService:
             key += (await self._away_now(state),)
         encoded = self._views.get(key)
         if encoded is None:
-            shown = view(state, seat, everything=state.finished)
-            if at_table:  # the players at a waiting table may pass its invite code on
-                shown = msgspec.structs.replace(shown, invite_code=tables.invite_code_of(state))
-            clocks = await self.clocks(game_id, state)
-            if clocks:
-                shown = msgspec.structs.replace(shown, clock=clocks[-1][1])
+            shown = await self.shown(game_id, state, seat, at_table=at_table)
             encoded = self._views[key] = msgspec.json.encode(shown)
         return encoded
+
+    async def shown(
+        self,
+        game_id: str,
+        state: State,
+        seat: int | None,
+        *,
+        at_table: bool = False,
+        planned: Append | None = None,
+    ) -> View:
+        """The board of `seat` in `state`, as `board` answers it; `planned`, an append not
+        made (a preview's), is timed as if it were made now."""
+        shown = view(state, seat, everything=state.finished)
+        if at_table:  # the players at a waiting table may pass its invite code on
+            shown = msgspec.structs.replace(shown, invite_code=tables.invite_code_of(state))
+        clocks = await self.clocks(game_id, state, planned)
+        if clocks:
+            shown = msgspec.structs.replace(shown, clock=clocks[-1][1])
+        return shown
 
     async def _away_now(self, state: State) -> tuple[object, ...]:
         """Each seat's player's vacations, and which of them goes on now."""
@@ -255,14 +273,18 @@ class GameService:
         self._controls[game_id] = control
         return control
 
-    async def clocks(self, game_id: str, state: State) -> list[tuple[int, ClockView]]:
-        """A timed game's clocks after each of its appends up to the state's version, each
-        with the first version of its append (the last one saying who is on vacation now);
-        none for an untimed game."""
+    async def clocks(
+        self, game_id: str, state: State, planned: Append | None = None
+    ) -> list[tuple[int, ClockView]]:
+        """A timed game's clocks after each of its appends up to the state's version (and
+        `planned`, one leading to that state but not made), each with the first version of
+        its append (the last one saying who is on vacation now); none for an untimed game."""
         control = await self.time_control(game_id)
         if control is None:
             return []
-        clocks, away = await self.run(clocks_op(self.path, self.listings, game_id, state, control))
+        clocks, away = await self.run(
+            clocks_op(self.path, self.listings, game_id, state, control, planned=planned)
+        )
         now = self.clock().timestamp()
         if clocks and any(away_until(each, now) for each in away):
             first, last = clocks[-1]
@@ -280,7 +302,7 @@ class GameService:
         return models.EventList(
             state.version,
             [
-                models.VersionedEvent(version, event)
+                models.VersionedEvent(version, event, narrate(state.board, event))
                 for version, event in enumerate(found, after + 1)
                 if visible(event, seat, over)
             ],
@@ -340,25 +362,31 @@ class GameService:
     async def _log(self, game_id: str) -> list[Event]:
         return [event for _v, event, _d, _h in await self.run(reads.log_op(self.path, game_id))]
 
-    async def replay(self, game_id: str, viewer: str | None) -> bytes:
-        """Every step with the caller's view after it, encoded. A finished game's replay
-        never changes, so it is kept (per game, version and seat)."""
+    async def replay(self, game_id: str, viewer: str | None, *, gzipped: bool = False) -> Encoded:
+        """Every step with the caller's view after it, encoded (kept per game, version and
+        seat), and gzipped if `gzipped` (see `server.packed`)."""
         state = await self.state(game_id)
         seat = _seat(state, viewer)
         key = (game_id, state.version, seat, False)
-        encoded = self._replays.get(key)
-        if encoded is None:
-            events = await self._log(game_id)
-            clocks = await self.clocks(game_id, state)
-            acted = [
-                (batch.first_version, meta_decoder.decode(batch.metadata).by)
-                for batch in await self.run(reads.batches_op(self.path, game_id))
-                if batch.last_version <= state.version
-            ]
-            encoded = self._replays[key] = msgspec.json.encode(
-                replay(events[: state.version], seat, clocks, acted)
-            )
-        return encoded
+
+        async def plain() -> bytes:
+            encoded = self._replays.get(key)
+            if encoded is None:
+                events = await self._log(game_id)
+                clocks = await self.clocks(game_id, state)
+                acted = [
+                    (batch.first_version, meta_decoder.decode(batch.metadata).by)
+                    for batch in await self.run(reads.batches_op(self.path, game_id))
+                    if batch.last_version <= state.version
+                ]
+                encoded = self._replays[key] = msgspec.json.encode(
+                    replay(events[: state.version], seat, clocks, acted)
+                )
+            return encoded
+
+        return await self._packed.encode(
+            ("replay", *key), plain, gzipped=gzipped, final=state.finished
+        )
 
     async def view_at(self, game_id: str, viewer: str | None, version: int) -> View:
         state = await self.state(game_id)
@@ -369,16 +397,25 @@ class GameService:
         clock = clock_at(await self.clocks(game_id, state), version)
         return shown if clock is None else msgspec.structs.replace(shown, clock=clock)
 
-    async def record(self, game_id: str, viewer: str | None) -> Record:
+    async def record(self, game_id: str, viewer: str | None, *, gzipped: bool = False) -> Encoded:
+        """The game record for the caller, encoded, and gzipped if `gzipped`."""
         state = await self.state(game_id)
-        log = await self.run(reads.log_op(self.path, game_id))
-        batches = await self.run(reads.batches_op(self.path, game_id))
-        return build_record(
-            game_id,
-            state,
-            [LoggedEvent(v, e, d, h) for v, e, d, h in log[: state.version]],
-            [_command(b) for b in batches if b.last_version <= state.version],
-            _seat(state, viewer),
+        seat = _seat(state, viewer)
+
+        async def plain() -> bytes:
+            log = await self.run(reads.log_op(self.path, game_id))
+            batches = await self.run(reads.batches_op(self.path, game_id))
+            record: Record = build_record(
+                game_id,
+                state,
+                [LoggedEvent(v, e, d, h) for v, e, d, h in log[: state.version]],
+                [_command(b) for b in batches if b.last_version <= state.version],
+                seat,
+            )
+            return msgspec.json.encode(record)
+
+        return await self._packed.encode(
+            ("record", game_id, state.version, seat), plain, gzipped=gzipped, final=state.finished
         )
 
 

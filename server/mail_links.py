@@ -87,7 +87,7 @@ class MailLinkRoutes(Controller):
                      "/api/email/unsubscribe", token)  # fmt: skip
 
     @post("/unsubscribe", operation_id="unsubscribeEmail", media_type=HTML, status_code=200,
-          opt={"form_body": True}, responses=_errors(400, 404))  # fmt: skip
+          opt={"own_body": True}, responses=_errors(400, 404))  # fmt: skip
     async def unsubscribe(self, token: Token, services: Svc) -> Response[str]:
         """Stop every e-mail (one click: RFC 8058 `List-Unsubscribe=One-Click`)."""
         if await services.notifications.unsubscribe(token):

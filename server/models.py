@@ -179,9 +179,19 @@ class SendCommands(_Request, frozen=True):
     commands: Commands
 
 
-class VersionedEvent(msgspec.Struct, frozen=True):
+class PreviewCommands(_Request, frozen=True):
+    """Commands of your seat decided without sending them (`POST .../preview`)."""
+
+    expected_version: Version
+    commands: Commands
+
+
+class VersionedEvent(msgspec.Struct, frozen=True, omit_defaults=True):
     version: int
     event: Event
+    text: str | None = None
+    """The event in words, for people; in event lists only, and there left out for
+    bookkeeping that says nothing new."""
 
 
 class CommandsAccepted(msgspec.Struct, frozen=True):

@@ -11,7 +11,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 import msgspec
-from litestar.openapi.spec import Link, OpenAPI, OpenAPIResponse, Reference, Schema
+from litestar.openapi.spec import (
+    Link,
+    OpenAPI,
+    OpenAPIMediaType,
+    OpenAPIResponse,
+    Reference,
+    RequestBody,
+    Schema,
+)
 
 from domain import commands
 from server import models
@@ -50,7 +58,9 @@ GAME_OPERATIONS = (
     "cancelGame",
     "getBoard",
     "sendCommands",
+    "previewCommands",
     "listEvents",
+    "createStreamTicket",
     "followEvents",
     "getReplay",
     "getRecord",
@@ -75,10 +85,26 @@ def _link_games(openapi: OpenAPI) -> None:
             }
 
 
+def _audit_body(openapi: OpenAPI) -> None:
+    """The audit reads its body itself (a record is audited, not decoded by the app): say
+    what it takes."""
+    for path in (openapi.paths or {}).values():
+        operation = path.post
+        if operation is not None and operation.operation_id == "auditRecord":
+            record = Schema(  # any JSON at all: what is not a record is answered, not refused
+                description="A game record, `patrician-record/1` (docs/record.md): any body "
+                "is audited, and what is not a record fails the `shape` check",
+            )
+            operation.request_body = RequestBody(
+                content={"application/json": OpenAPIMediaType(schema=record)}, required=True
+            )
+
+
 def tighten(openapi: OpenAPI) -> None:
     """Forbid unknown fields where the server does, fix the length of tuples, link the
-    creation of a game to the operations on it."""
+    creation of a game to the operations on it, describe the bodies read by hand."""
     _link_games(openapi)
+    _audit_body(openapi)
     strict = _strict_structs()
     components = openapi.components.schemas or {}
     for name, component in components.items():

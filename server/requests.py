@@ -1,5 +1,6 @@
 """Reading a request, before its handler runs: who sends it (a bearer token, for a player or
-a spectator), its JSON body read strictly and once, and versions named in its query."""
+a spectator; on a stream, a stream ticket), its JSON body read strictly and once, and
+versions named in its query."""
 
 from __future__ import annotations
 
@@ -41,6 +42,21 @@ async def provide_viewer(request: Request[Any, Any, Any], services: Svc) -> str 
     return None if token is None else await services.accounts.authenticate(token)
 
 
+async def stream_viewer(
+    request: Request[Any, Any, Any], services: Services, game_id: str, ticket: str | None
+) -> str | None:
+    """Who follows a game's stream: a stream ticket's player (it is spent now), else as
+    `provide_viewer` says. A ticket beside an Authorization header, or beside another
+    ticket, is refused (400) before it is looked at: it stays good."""
+    if ticket is None:
+        return await provide_viewer(request, services)
+    if raw_header(request.scope, b"authorization") is not None:
+        raise models.BadParameter("ticket", "send a stream ticket or a bearer token, not both")
+    if len(request.query_params.getall("ticket", [])) > 1:
+        raise models.BadParameter("ticket", "send one stream ticket")
+    return await services.tickets.redeem(game_id, ticket)
+
+
 _strict_decoders: dict[Any, msgspec.json.Decoder[Any]] = {}
 
 
@@ -53,8 +69,8 @@ async def strict_json_body(request: Request[Any, Any, Any]) -> None:
     (its connection state), and its conversion of a value already of the handler's type
     keeps it as it is."""
     field = request.route_handler.parsed_fn_signature.parameters.get("data")
-    if request.route_handler.opt.get("form_body"):
-        return  # a link's own body, unread (RFC 8058: `List-Unsubscribe=One-Click`)
+    if request.route_handler.opt.get("own_body"):
+        return  # read by the handler itself (a link's form, RFC 8058; a record to audit)
     if field is None:
         if request.method == "POST" and await request.body():
             raise models.BadParameter("body", "this request takes no body")

@@ -1,9 +1,11 @@
 """The HTTP API: thin controllers that parse, authenticate, call a service, answer.
 
 Authentication: `Authorization: Bearer <token>`. Reads accept no token (a spectator's view);
-a token that is sent must be valid. Every outbound game document is redacted for the caller's
-seat by the game service. Errors are answered by `server.errors` (one table for all). Each
-operation has an `operation_id`, so that generated clients get readable method names.
+a token that is sent must be valid. The live stream also takes a stream ticket
+(`server.stream_tickets`), for a browser's EventSource, which sends no header. Every outbound
+game document is redacted for the caller's seat by the game service. Errors are answered by
+`server.errors` (one table for all). Each operation has an `operation_id`, so that generated
+clients get readable method names.
 """
 
 from __future__ import annotations
@@ -21,10 +23,11 @@ from litestar.types import ControllerRouterHandler
 from domain.view import View
 from projections.record import Record
 from projections.replay import Replay
-from server import models
+from server import models, packed
+from server.browser_routes import BrowserRoutes
 from server.errors import error_responses
 from server.mail_links import MailLinkRoutes
-from server.requests import provide_player, provide_viewer, query_version
+from server.requests import provide_player, provide_viewer, query_version, stream_viewer
 from server.services import Services
 from server.talk_routes import TalkRoutes
 from store.notifications import Delivery
@@ -35,6 +38,13 @@ ViewerId = NamedDependency[str | None]
 After = Annotated[
     int,
     QueryParameter(ge=0, le=models.MAX_VERSION, description="Only events after this version"),
+]
+Ticket = Annotated[
+    str | None,
+    QueryParameter(
+        description="A stream ticket (`POST /api/games/{game_id}/stream-ticket`) instead of a "
+        "bearer token, for a browser's EventSource: good for one opening of this game's stream"
+    ),
 ]
 
 BEARER: list[dict[str, list[str]]] = [{"BearerToken": []}]
@@ -211,7 +221,7 @@ class GameRoutes(Controller):
         "/{game_id:str}/stream",
         operation_id="followEvents",
         media_type="text/event-stream",
-        dependencies=_VIEWER,
+        opt={"uncompressed": True},  # gzip would hold each event back until its buffer fills
         security=OPTIONAL_BEARER,
         responses=error_responses(400, 401, 404),
     )
@@ -219,18 +229,19 @@ class GameRoutes(Controller):
         self,
         game_id: FromPath[str],
         request: Request[Any, Any, Any],
-        viewer: ViewerId,
         services: Svc,
         after: After = 0,
+        ticket: Ticket = None,
     ) -> ServerSentEvent:
         """Server-sent events: each visible event as it happens (`id` is its version, `event`
         its type, `data` its JSON), a `keep-alive` comment when nothing happens for a while;
         the stream ends after the game's last event. Reconnecting with `Last-Event-ID` resumes
-        after it."""
+        after it. A browser, whose EventSource sends no header, opens it with a `ticket`."""
         last = request.headers.get("last-event-id")  # empty: no event seen yet (SSE)
         start = (
             models.parse_version(last, "Last-Event-ID") if last else query_version(request, after)
         )
+        viewer = await stream_viewer(request, services, game_id, ticket)
         await services.games.state(game_id)  # 404 now, before the stream starts
 
         async def messages() -> AsyncIterator[ServerSentEventMessage]:
@@ -255,12 +266,22 @@ class GameRoutes(Controller):
         operation_id="getReplay",
         dependencies=_VIEWER,
         security=OPTIONAL_BEARER,
+        opt=packed.OPT,
         responses=error_responses(400, 401, 404),
     )
-    async def replay(self, game_id: FromPath[str], viewer: ViewerId, services: Svc) -> Replay:
+    async def replay(
+        self,
+        game_id: FromPath[str],
+        request: Request[Any, Any, Any],
+        viewer: ViewerId,
+        services: Svc,
+    ) -> Replay:
         """Every step of the game: each event you may see and your view right after it. Once
         the game is over everyone sees everything, the seed included."""
-        return cast(Replay, _json(await services.games.replay(game_id, viewer)))
+        gzipped = packed.accepts_gzip(request)
+        return cast(
+            Replay, packed.response(await services.games.replay(game_id, viewer, gzipped=gzipped))
+        )
 
     @get(
         "/{game_id:str}/at/{version:str}",
@@ -291,12 +312,22 @@ class GameRoutes(Controller):
         operation_id="getRecord",
         dependencies=_VIEWER,
         security=OPTIONAL_BEARER,
+        opt=packed.OPT,
         responses=error_responses(400, 401, 404),
     )
-    async def record(self, game_id: FromPath[str], viewer: ViewerId, services: Svc) -> Record:
+    async def record(
+        self,
+        game_id: FromPath[str],
+        request: Request[Any, Any, Any],
+        viewer: ViewerId,
+        services: Svc,
+    ) -> Record:
         """The game record (format `patrician-record/1`, see docs/record.md), redacted for you
         while the game is on, complete once it is over."""
-        return await services.games.record(game_id, viewer)
+        gzipped = packed.accepts_gzip(request)
+        return cast(
+            Record, packed.response(await services.games.record(game_id, viewer, gzipped=gzipped))
+        )
 
 
 class MeRoutes(Controller):
@@ -384,5 +415,5 @@ async def healthz(services: Svc) -> models.Health:
 
 
 ROUTES: list[ControllerRouterHandler] = [
-    PlayerRoutes, GameRoutes, TalkRoutes, MeRoutes, MailLinkRoutes, lobby, healthz,
+    PlayerRoutes, GameRoutes, BrowserRoutes, TalkRoutes, MeRoutes, MailLinkRoutes, lobby, healthz,
 ]  # fmt: skip

@@ -14,6 +14,8 @@ from server.game_service import GameService
 from server.handovers import Enqueue, HandoverService
 from server.listings import ListingService
 from server.notifications import NotificationService
+from server.previews import PreviewService
+from server.stream_tickets import StreamTicketService
 from server.talk import TalkService
 from server.vacations import VacationService
 from store.accounts import Accounts
@@ -33,6 +35,8 @@ class Services(NamedTuple):
     handovers: HandoverService
     vacations: VacationService
     talk: TalkService
+    previews: PreviewService
+    tickets: StreamTicketService
 
 
 def build_services(
@@ -65,7 +69,10 @@ def build_services(
     listings = ListingService(store, path, keys, clock=clock, clocks=games.clocks)
     vacations = VacationService(store, keys, away or _no_clocks, clock=clock)
     talk = TalkService(games, accounts)
-    return Services(accounts, games, listings, notifications, handovers, vacations, talk)
+    return Services(
+        accounts, games, listings, notifications, handovers, vacations, talk,
+        PreviewService(games), StreamTicketService(games),
+    )  # fmt: skip
 
 
 def _no_clocks(player_id: str) -> None:

@@ -1,5 +1,6 @@
-"""The command path: the one way a game changes. Here its context and a seat's commands;
-setting a table (create, join, leave, cancel) is in `store.tables`, the reads in `store.reads`.
+"""The command path: the one way a game changes. Here its context and a seat's commands
+(sent, or previewed: decided the same way and appended nowhere); setting a table (create,
+join, leave, cancel) is in `store.tables`, the reads in `store.reads`.
 
 Load the state (cached by version), decide with the domain, append with the expected version.
 Written as store operations (generators of Redis requests, see `store.protocol`) so that the
@@ -150,6 +151,65 @@ def request_digest(seat: int, expected_version: int, commands: Sequence[Command]
     )
 
 
+class Decided(msgspec.Struct, frozen=True):
+    """A seat's commands decided on the state it named, not appended: the seat, that state,
+    the events and the state they lead to."""
+
+    seat: int
+    state: State
+    events: tuple[Event, ...]
+    after: State
+
+
+def seat_for(state: State, game_id: str, player: str) -> int:
+    """The seat the player's commands are decided for; refused if they hold none."""
+    seat = state.seat_of(player)
+    if seat is None:
+        if player in state.players:  # joined, but the seats are drawn when the table is full
+            raise IllegalCommand("game_not_started", "R7", "the game waits for its players")
+        raise NotSeated(game_id)
+    return seat
+
+
+def decide_op(
+    path: CommandPath,
+    game_id: str,
+    state: State,
+    seat: int,
+    *,
+    player: str,
+    expected_version: int,
+    commands: Sequence[Command],
+    by: str = "",
+    earlier: tuple[str, str] | None = None,
+) -> Op[Decided]:
+    """Judge a seat's commands on `state`, the game's head, as the version the player
+    decided on: a game at another version is a `VersionConflict`; a player who handed their
+    seat to a bot for good may not act themself (`by` says who acts for them, when it is
+    not them); the rules refuse a command with `CommandRefused`. `earlier`, the command id
+    and digest of the request, is looked up before any refusal: an accepted request sent
+    again gets its first answer (`DuplicateCommand`), not a refusal."""
+
+    def before_refusing() -> Op[None]:
+        if earlier is not None:
+            yield from _raise_if_known(path, game_id, *earlier)
+
+    if state.version != expected_version:
+        yield from before_refusing()
+        raise VersionConflict(state.version)
+    if not by and (yield from handed_over_op(path.context.keys.prefix, game_id, player)):
+        yield from before_refusing()
+        raise IllegalCommand(
+            "seat_handed_over", "R7", "you handed this seat to a bot for good: it plays it"
+        )
+    try:
+        events, after = decide_all(state, seat, commands)
+    except CommandRefused:
+        yield from before_refusing()
+        raise
+    return Decided(seat, state, tuple(events), after)
+
+
 def execute_op(
     path: CommandPath,
     game_id: str,
@@ -162,39 +222,31 @@ def execute_op(
     by: str = "",
 ) -> Op[Outcome]:
     """Decide and append one or more commands of the player's seat, atomically, on the
-    version the player decided on: a game at another version is a `VersionConflict` (after
-    checking that this is not a retry of a command already accepted). A bot or a clock acts
-    the same way, with the version it decided on, so that a move made on a game that moved
-    on does nothing. `by` says who acted for the player, when it was not the player; the
-    player themself may not, once they handed their seat to a bot for good (resigned)."""
+    version the player decided on (`decide_op`, after checking that a refused request is
+    not a retry of one already accepted). A bot or a clock acts the same way, with the
+    version it decided on, so that a move made on a game that moved on does nothing."""
     state = yield from current_op(path, game_id, expected_version)
-    seat = state.seat_of(player)
-    if seat is None:
-        if player in state.players:  # joined, but the seats are drawn when the table is full
-            raise IllegalCommand("game_not_started", "R7", "the game waits for its players")
-        raise NotSeated(game_id)
+    seat = seat_for(state, game_id, player)
     command_id = player_command_id(player, command_id)
     request = request_digest(seat, expected_version, commands)
     try:
-        if state.version != expected_version:
-            yield from _raise_if_known(path, game_id, command_id, request)
-            raise VersionConflict(state.version)
-        if not by and (yield from handed_over_op(path.context.keys.prefix, game_id, player)):
-            yield from _raise_if_known(path, game_id, command_id, request)
-            raise IllegalCommand(
-                "seat_handed_over", "R7", "you handed this seat to a bot for good: it plays it"
-            )
-        try:
-            events, after = decide_all(state, seat, commands)
-        except CommandRefused:
-            yield from _raise_if_known(path, game_id, command_id, request)
-            raise
+        decided = yield from decide_op(
+            path,
+            game_id,
+            state,
+            seat,
+            player=player,
+            expected_version=expected_version,
+            commands=commands,
+            by=by,
+            earlier=(command_id, request),
+        )
         outcome = yield from append_op(
             path,
             game_id,
             state=state,
-            events=events,
-            after=after,
+            events=decided.events,
+            after=decided.after,
             command_id=command_id,
             meta=AppendMeta(
                 "commands",
@@ -209,6 +261,32 @@ def execute_op(
     except DuplicateCommand as done:
         outcome = yield from first_result_op(path, game_id, done.first_result)
     return msgspec.structs.replace(outcome, seat=seat)
+
+
+def preview_op(
+    path: CommandPath,
+    game_id: str,
+    *,
+    player: str,
+    expected_version: int,
+    commands: Sequence[Command],
+) -> Op[Decided]:
+    """The player's commands decided exactly as `execute_op` decides them (the same
+    refusals, in the same order), and appended nowhere. On the game's head read afresh: a
+    cached state may be stale, and no append will check its version here."""
+    state = yield from current_op(path, game_id)
+    seat = seat_for(state, game_id, player)
+    return (
+        yield from decide_op(
+            path,
+            game_id,
+            state,
+            seat,
+            player=player,
+            expected_version=expected_version,
+            commands=commands,
+        )
+    )
 
 
 def _raise_if_known(path: CommandPath, game_id: str, command_id: str, request: str) -> Op[None]:

@@ -68,13 +68,14 @@ def _patrician() -> list[str]:
 
 
 class LiveServer(Started):
-    """One `patrician serve` process against a Redis, under a key prefix."""
+    """One `patrician serve` process against a Redis, under a key prefix; with `redis_url`
+    None, on its embedded store with its workers in its process (as `make run` starts it)."""
 
     def __init__(
         self,
         prefix: str,
         log_dir: Path,
-        redis_url: str = REDIS_URL,
+        redis_url: str | None = REDIS_URL,
         env: dict[str, str] | None = None,
     ) -> None:
         self.prefix = prefix
@@ -97,7 +98,8 @@ class LiveServer(Started):
             env["PYTHONUNBUFFERED"] = "1"
             env.pop("REDIS_URL", None)
             command = [*_patrician(), "serve", "--host", "127.0.0.1", "--port", str(self.port)]
-            command += ["--redis-url", self.redis_url, "--workers", "1"]
+            if self.redis_url is not None:
+                command += ["--redis-url", self.redis_url, "--workers", "1"]
             with self.log_path.open("ab") as log:
                 self.process = subprocess.Popen(
                     command, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=self.log_dir

@@ -100,6 +100,7 @@ def test_worker_processes_play_the_bot_seats_against_a_real_redis(
 ) -> None:
     env = {**os.environ, "PATRICIAN_PREFIX": live_server.prefix}
     env.pop("REDIS_URL", None)
+    assert live_server.redis_url is not None
     command = [*_patrician(), "worker", "--redis-url", live_server.redis_url]
     workers = []
     for n in range(2):

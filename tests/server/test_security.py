@@ -68,6 +68,22 @@ EXPECTED: dict[str, dict[str, Cell]] = {
         "spectator": (403, "not_seated"),
         "own": OK,
     },
+    # A preview is refused as the same commands sent would be, and writes nothing.
+    "preview": {
+        "none": UNAUTHORIZED,
+        "wrong": UNAUTHORIZED,
+        "other": (403, "not_your_decision"),
+        "spectator": (403, "not_seated"),
+        "own": OK,
+    },
+    # A stream ticket streams what the token would: anybody with a token may have one.
+    "stream_ticket": {
+        "none": UNAUTHORIZED,
+        "wrong": UNAUTHORIZED,
+        "other": CREATED,
+        "spectator": CREATED,
+        "own": CREATED,
+    },
     "events": READ,
     "stream": READ,
     "replay": READ,
@@ -188,6 +204,11 @@ ENDPOINTS: dict[str, Call] = {
     "join": _post("{g}/join", lambda s: {"invite_code": s.table.invite_code}),
     "board": _get("{g}"),
     "commands": _post("{g}/commands", lambda s: s.own_command()),
+    "preview": _post(
+        "{g}/preview",
+        lambda s: {k: v for k, v in s.own_command().items() if k != "command_id"},
+    ),
+    "stream_ticket": _post("{g}/stream-ticket", lambda s: None),
     "events": _get("{g}/events"),
     "stream": _stream,
     "replay": _get("{g}/replay"),
