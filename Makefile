@@ -37,6 +37,7 @@ bench: $(BIN)/.installed
 	$(BIN)/python bench/server.py
 	$(BIN)/python bench/bots.py
 	$(BIN)/python bench/workers.py
+	$(BIN)/python bench/web.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis

@@ -87,6 +87,20 @@ def exit_code(checks: Sequence[Check]) -> int:
     return 0 if failed is None else EXIT_CODES.get(failed.name, 1)
 
 
+class AuditResult(msgspec.Struct, frozen=True):
+    """What `patrician audit --json` prints and `POST /api/audit` answers."""
+
+    ok: bool
+    exit_code: int
+    checks: list[Check]
+
+
+def audit_result(raw: bytes) -> AuditResult:
+    checks = audit(raw)
+    code = exit_code(checks)
+    return AuditResult(code == 0, code, checks)
+
+
 def _shape(raw: bytes) -> Record:
     try:
         record = record_decoder.decode(raw)

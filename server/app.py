@@ -11,24 +11,31 @@ from __future__ import annotations
 import gc
 import logging
 import os
+from collections.abc import Mapping
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
 import msgspec
 import structlog
-from litestar import Litestar, Request
+from litestar import Litestar, Request, Response
+from litestar.config.compression import CompressionConfig
 from litestar.di import Provide
 from litestar.logging.config import StructLoggingConfig
 from litestar.openapi.config import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme
 
+from server.audit_routes import audit_record
 from server.carddata import load_game_data
+from server.compression import GZIP_LEVEL
 from server.errors import EXCEPTION_HANDLERS
 from server.models import MAX_BODY
 from server.openapi import tighten
+from server.pages import PAGE_ROUTES
 from server.request_ids import assign_request_id, send_request_id
 from server.requests import strict_json_body
 from server.routes import ROUTES
+from server.security_headers import STRICT, security_headers
 from server.services import build_services
 from store.client import AsyncEventStore
 from store.clock import Clock, system_clock
@@ -142,9 +149,33 @@ def _clients(settings: Settings) -> tuple[Any, Any, Any]:
     )
 
 
+_headers: ContextVar[Mapping[str, str]] = ContextVar("security_headers")
+"""The security headers of the request being answered (chosen by its path before it)."""
+
+
 async def _before_request(request: Request[Any, Any, Any]) -> None:
     assign_request_id(request)
+    _headers.set(security_headers(request.scope["path"]))
     await strict_json_body(request)
+
+
+async def _after_request(response: Response[Any]) -> Response[Any]:
+    response = await send_request_id(response)
+    response.headers.update(_headers.get(STRICT))
+    return response
+
+
+COMPRESSION = CompressionConfig(
+    backend="gzip",
+    minimum_size=1024,
+    gzip_compress_level=GZIP_LEVEL,
+    exclude_opt_key="uncompressed",
+)
+"""JSON over 1 KiB goes out gzipped to a client that takes it; the answers that never change
+(the client's files, finished games' replays and records) are compressed once, by their
+handlers, and marked `uncompressed` here. The level is low on purpose: a board is made
+anew for each request, and level 1 makes it a fifth of its size for a fraction of the cost
+of level 6 (bench/server.py)."""
 
 
 def create_app(settings: Settings | None = None, *, clock: Clock = system_clock) -> Litestar:
@@ -211,11 +242,12 @@ def create_app(settings: Settings | None = None, *, clock: Clock = system_clock)
         workers_client.close()
 
     return Litestar(
-        route_handlers=ROUTES,
+        route_handlers=[*ROUTES, audit_record, *PAGE_ROUTES],
+        compression_config=COMPRESSION,
         dependencies={"services": Provide(lambda: services, use_cache=True, sync_to_thread=False)},
         exception_handlers=EXCEPTION_HANDLERS,
         before_request=_before_request,
-        after_request=send_request_id,
+        after_request=_after_request,
         request_max_body_size=settings.max_body,
         on_startup=[announce],
         on_shutdown=[close],

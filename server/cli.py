@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import random
 import sys
 from pathlib import Path
@@ -20,7 +19,7 @@ from domain.evolve import fold
 from domain.gamedata import GameData, GameDataError
 from domain.schemas import schema_documents
 from domain.setup import check_options
-from projections.audit import audit, exit_code
+from projections.audit import audit_result
 from projections.narrate import narrate
 from server.carddata import load_game_data
 from server.simulate import bot_games, random_game, simulate, summarize, summarize_levels, wilson
@@ -288,17 +287,14 @@ def audit_command(record: BinaryIO, as_json: bool) -> None:
 
     Exit codes: 0 the record holds up; 2 malformed; 3 hash chain; 4 options; 5 seed;
     6 commands; 7 players or deal; 8 result; 9 a record it could not read to the end."""
-    checks = audit(record.read())
-    code = exit_code(checks)
+    result = audit_result(record.read())
     if as_json:
-        click.echo(
-            json.dumps({"ok": code == 0, "exit_code": code, "checks": msgspec.to_builtins(checks)})
-        )
+        click.echo(msgspec.json.encode(result).decode())
     else:
-        for check in checks:
+        for check in result.checks:
             click.echo(f"{'ok  ' if check.ok else 'FAIL'} {check.name}: {check.detail}")
-        click.echo("the record holds up" if code == 0 else "the record does not hold up")
-    raise SystemExit(code)
+        click.echo("the record holds up" if result.ok else "the record does not hold up")
+    raise SystemExit(result.exit_code)
 
 
 @main.command(name="rebuild-projections")

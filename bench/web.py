@@ -1,0 +1,359 @@
+"""Benchmark of the browser client in Chromium on loopback (issue: the web client), each
+figure beside a baseline measured in the same run:
+
+    .venv/bin/python bench/web.py [--redis-url URL] [--runs 15]
+
+Starts `patrician serve` against the real Redis (a unique key prefix, deleted at the end)
+and a bare static page server, plays games over the API to have boards and a finished
+five-seat replay, then drives Debian's Chromium (`/usr/bin/chromium`) with Playwright:
+
+- play page: first contentful paint, cold (a new browser context each time) and warm,
+  beside the paint of a bare HTML page served by Python's own http.server
+  (target: under 500 ms);
+- a move by another seat drawn: from the moment the API acknowledged the command to the
+  moment the watching page drew that version (its `board-drawn` mark), beside the moment the
+  page's own EventSource received the event (target: under 200 ms);
+- replay of a finished five-seat game: navigation to the first step drawn (its
+  `replay-drawn` mark), beside the paint of the bare page (target: under 500 ms); a step
+  drawn (the page's own `go`, layout included), beside a one-line change laid out in the
+  same page (target: under 16 ms); the bytes on the wire for the whole page, every file and
+  the replay, beside the replay's JSON uncompressed (target: under 100 KB).
+
+One file on purpose: the servers, the browser and the figures are one measurement.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.server
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import httpx
+import redis
+from playwright.sync_api import Browser, Page, sync_playwright
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = "/usr/bin/chromium"
+BARE = b"<!doctype html><html lang=en><title>bare</title><h1>Patrician</h1><p>a bare page</p>"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def start_server(redis_url: str, prefix: str, log: Path) -> tuple[subprocess.Popen[bytes], str]:
+    port = free_port()
+    command = [sys.executable, "-c", "from server.cli import main; main()", "serve"]
+    command += ["--host", "127.0.0.1", "--port", str(port), "--redis-url", redis_url]
+    env = {"PATRICIAN_PREFIX": prefix, "PYTHONUNBUFFERED": "1", "PATH": "/usr/bin:/bin"}
+    process = subprocess.Popen(command, stdout=log.open("wb"), stderr=subprocess.STDOUT, env=env)
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(400):
+        try:
+            if httpx.get(url + "/healthz", timeout=1).status_code == 200:
+                return process, url
+        except httpx.TransportError:
+            pass
+        time.sleep(0.05)
+    process.kill()
+    raise SystemExit(f"patrician serve did not start:\n{log.read_text()[-2000:]}")
+
+
+def start_bare() -> str:
+    class Bare(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(BARE)))
+            self.end_headers()
+            self.wfile.write(BARE)
+
+        def log_message(self, *args: Any) -> None:
+            return
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Bare)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return f"http://127.0.0.1:{server.server_address[1]}"
+
+
+# --- games over the API -----------------------------------------------------------------------
+
+
+class Seat:
+    def __init__(self, client: httpx.Client, name: str) -> None:
+        body = client.post("/api/players", json={"name": name}).json()
+        self.player_id, self.token = body["player_id"], body["token"]
+        self.auth = {"Authorization": f"Bearer {self.token}"}
+
+
+def new_game(client: httpx.Client, seats: int, modules: list[str]) -> tuple[str, list[Seat]]:
+    players = [Seat(client, f"p{i}") for i in range(seats)]
+    options = {"seats": seats, "modules": modules}
+    created = client.post("/api/games", json=options, headers=players[0].auth).json()
+    for player in players[1:]:
+        body = {"invite_code": created["invite_code"]}
+        client.post(f"/api/games/{created['game_id']}/join", json=body, headers=player.auth)
+    by_seat = {}
+    for player in players:
+        by_seat[
+            client.get(f"/api/games/{created['game_id']}", headers=player.auth).json()["viewer"]
+        ] = player
+    return created["game_id"], [by_seat[seat] for seat in range(seats)]
+
+
+def play(client: httpx.Client, game: str, seats: list[Seat], rng: random.Random, moves: int) -> int:
+    """Up to `moves` random legal commands; the version reached."""
+    board = client.get(f"/api/games/{game}").json()
+    for _ in range(moves):
+        if board["phase"] != "playing":
+            break
+        seat = seats[board["pending"]["seat"]]
+        mine = client.get(f"/api/games/{game}", headers=seat.auth).json()
+        body = {
+            "expected_version": mine["version"],
+            "command_id": uuid.uuid4().hex,
+            "commands": [rng.choice(mine["legal_commands"])],
+        }
+        client.post(f"/api/games/{game}/commands", json=body, headers=seat.auth).raise_for_status()
+        board = client.get(f"/api/games/{game}").json()
+    return int(board["version"])
+
+
+# --- the browser --------------------------------------------------------------------------
+
+
+def sign_in(page: Page, url: str, seat: Seat) -> None:
+    page.goto(url + "/audit")
+    page.evaluate(
+        "([t, p]) => localStorage.setItem('patrician.session', JSON.stringify({token: t, "
+        "player_id: p, name: 'bench'}))",
+        [seat.token, seat.player_id],
+    )
+
+
+def paint(page: Page) -> float:
+    page.wait_for_function(
+        "() => performance.getEntriesByName('first-contentful-paint').length > 0"
+    )
+    return float(
+        page.evaluate("performance.getEntriesByName('first-contentful-paint')[0].startTime")
+    )
+
+
+def mark(page: Page, name: str) -> float:
+    page.wait_for_function("(n) => performance.getEntriesByName(n).length > 0", arg=name)
+    return float(page.evaluate("(n) => performance.getEntriesByName(n)[0].startTime", name))
+
+
+def first_paints(browser: Browser, url: str, runs: int, seat: Seat | None) -> list[float]:
+    paints = []
+    for _ in range(runs):
+        context = browser.new_context()
+        page = context.new_page()
+        if seat is not None:
+            sign_in(page, url.split("/games/", 1)[0], seat)
+        page.goto(url)
+        paints.append(paint(page))
+        context.close()
+    return paints
+
+
+def quantiles(values: list[float]) -> str:
+    ordered = sorted(values)
+    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+    return f"p50 {statistics.median(ordered):7.1f}  p95 {p95:7.1f}  max {ordered[-1]:7.1f}"
+
+
+def line(name: str, values: list[float], baseline: list[float], unit: str, target: float) -> None:
+    ours, base = statistics.median(values), statistics.median(baseline)
+    verdict = "met" if max(values) < target else "NOT met"
+    print(f"{name:38} {quantiles(values)} {unit}")
+    print(f"{'  baseline':38} {quantiles(baseline)} {unit}")
+    ratio = ours / base
+    print(
+        f"{'  ratio (median) / target':38} {ratio:7.2f}x   all under {target:g} {unit}: {verdict}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/0")
+    parser.add_argument("--runs", type=int, default=15)
+    args = parser.parse_args()
+    prefix = f"bench-web-{uuid.uuid4().hex[:8]}"
+    log = Path(tempfile.mkdtemp()) / "serve.log"
+    process, url = start_server(args.redis_url, prefix, log)
+    bare = start_bare()
+    rng = random.Random(1)
+    try:
+        with httpx.Client(base_url=url, timeout=30) as client, sync_playwright() as playwright:
+            playing, playing_seats = new_game(client, 3, ["trade_routes"])
+            play(client, playing, playing_seats, rng, 40)
+            finished, finished_seats = new_game(client, 5, ["trade_routes", "delegates"])
+            play(client, finished, finished_seats, rng, 10_000)
+            time.sleep(0.5)  # the seed is revealed just after the end
+            browser = playwright.chromium.launch(executable_path=CHROMIUM)
+            first_paints(browser, bare, 3, None)  # warm the browser up
+            print(f"bench/web.py: Chromium {browser.version}, {args.runs} runs each\n")
+
+            bare_paints = first_paints(browser, bare, args.runs, None)
+            cold = first_paints(browser, f"{url}/games/{playing}", args.runs, playing_seats[0])
+            line("play page: first paint, cold", cold, bare_paints, "ms", 500)
+            context = browser.new_context()
+            page = context.new_page()
+            sign_in(page, url, playing_seats[0])
+            warm = []
+            for _ in range(args.runs):
+                page.goto(f"{url}/games/{playing}")
+                warm.append(paint(page))
+            line("play page: first paint, warm cache", warm, bare_paints, "ms", 500)
+            context.close()
+
+            drawn, arrived = moves_drawn(
+                browser=browser,
+                client=client,
+                url=url,
+                game=playing,
+                seats=playing_seats,
+                rng=rng,
+                runs=args.runs,
+            )
+            line("a move by another seat: drawn after ack", drawn, arrived, "ms", 200)
+            print("  (baseline: the page's own EventSource got the event)")
+
+            loads, bares, steps, flat, wire, raw = replay_figures(
+                browser, url, bare, finished, args.runs
+            )
+            line("replay (5 seats): loaded and drawn", loads, bares, "ms", 500)
+            line("replay: one step drawn", steps, flat, "ms", 16)
+            print("  (baseline: one line of text changed and laid out in the same page)")
+            print(
+                f"{'replay: bytes on the wire, whole page':38} {wire / 1024:7.1f} KB "
+                f"(the replay JSON uncompressed: {raw / 1024:.1f} KB, ratio {wire / raw:.3f}); "
+                f"under 100 KB: {'met' if wire < 100 * 1024 else 'NOT met'}"
+            )
+            browser.close()
+    finally:
+        process.terminate()
+        process.wait(10)
+        store = redis.Redis.from_url(args.redis_url)
+        keys = list(store.scan_iter(f"{prefix}:*", count=1000))
+        for start in range(0, len(keys), 500):
+            store.delete(*keys[start : start + 500])
+
+
+def moves_drawn(
+    *,
+    browser: Browser,
+    client: httpx.Client,
+    url: str,
+    game: str,
+    seats: list[Seat],
+    rng: random.Random,
+    runs: int,
+) -> tuple[list[float], list[float]]:
+    """Each seat's page watching; a command sent for the seat to decide; from its answer to
+    the other pages drawing it (and to their EventSource receiving it)."""
+    pages = []
+    for seat in seats:
+        context = browser.new_context()
+        page = context.new_page()
+        sign_in(page, url, seat)
+        page.goto(f"{url}/games/{game}")
+        page.locator("svg.board g.city").first.wait_for()
+        pages.append(page)
+    time.sleep(1)  # the streams are open
+    drawn, arrived = [], []
+    for _ in range(runs):
+        board = client.get(f"/api/games/{game}").json()
+        if board["phase"] != "playing":
+            break
+        mover = board["pending"]["seat"]
+        watchers = [page for seat, page in enumerate(pages) if seat != mover]
+        mine = client.get(f"/api/games/{game}", headers=seats[mover].auth).json()
+        body = {
+            "expected_version": mine["version"],
+            "command_id": uuid.uuid4().hex,
+            "commands": [rng.choice(mine["legal_commands"])],
+        }
+        answer = client.post(f"/api/games/{game}/commands", json=body, headers=seats[mover].auth)
+        acknowledged = time.time() * 1000
+        version = answer.json()["version"]
+        for page in watchers:
+            page.wait_for_function(
+                "(v) => { const p = window.patricianPage; return p.drawn && p.drawn.version >= v"
+                " && p.heard && p.heard.version >= v; }",
+                arg=version,
+            )
+            drawn_at, heard_at = page.evaluate(
+                "() => [window.patricianPage.drawn.at, window.patricianPage.heard.at]"
+            )
+            drawn.append(drawn_at - acknowledged)
+            arrived.append(heard_at - acknowledged)
+    return drawn, arrived
+
+
+def replay_figures(
+    browser: Browser, url: str, bare: str, game: str, runs: int
+) -> tuple[list[float], list[float], list[float], list[float], int, int]:
+    loads, bares, wires = [], [], []
+    raw = len(
+        httpx.get(f"{url}/api/games/{game}/replay", headers={"Accept-Encoding": "identity"}).content
+    )
+    for _ in range(runs):
+        context = browser.new_context()
+        page = context.new_page()
+        sizes: list[Any] = []
+        page.on("requestfinished", sizes.append)
+        page.goto(f"{url}/games/{game}/replay")
+        loads.append(mark(page, "replay-drawn"))
+        page.wait_for_load_state("networkidle")
+        wires.append(
+            sum(r.sizes()["responseBodySize"] + r.sizes()["responseHeadersSize"] for r in sizes)
+        )
+        page.goto(bare)
+        bares.append(paint(page))
+        context.close()
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(f"{url}/games/{game}/replay")
+    mark(page, "replay-drawn")
+    timings = page.evaluate(
+        """() => {
+        const replay = window.patricianReplay, steps = [], flat = [];
+        const n = replay.replay.steps.length;
+        const probe = document.querySelector('p.keys');
+        for (let i = 0; i < 300; i++) {
+          const index = (i * 7919) % n;
+          let t = performance.now();
+          replay.go(index);
+          document.body.getBoundingClientRect();
+          document.querySelector('svg.board').getBoundingClientRect();
+          steps.push(performance.now() - t);
+          t = performance.now();
+          probe.textContent = `step ${index}`;
+          probe.getBoundingClientRect();
+          flat.push(performance.now() - t);
+        }
+        return [steps, flat];
+      }"""
+    )
+    context.close()
+    return loads, bares, timings[0], timings[1], int(statistics.median(wires)), raw
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,35 @@
+"""`POST /api/audit`: the audit of a record sent by anyone, for the audit page of the browser
+client, which cannot run Python. The same checks and the same answer as `patrician audit
+--json` (docs/record.md); the server trusts the record no more than the command does."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Request, post
+from litestar.exceptions import HTTPException
+
+from projections.audit import AuditResult, audit_result
+from server.errors import error_responses
+
+MAX_RECORD = 8 * 1024 * 1024
+"""The largest record taken: a finished five-seat game's is about 0.3 MB."""
+
+
+@post(
+    "/api/audit",
+    status_code=200,
+    tags=["records"],
+    operation_id="auditRecord",
+    opt={"own_body": True},
+    request_max_body_size=MAX_RECORD,
+    responses=error_responses(413, 415),
+)
+async def audit_record(request: Request[Any, Any, Any]) -> AuditResult:
+    """Audit a game record (the body: a `patrician-record/1` document, as
+    `GET /api/games/{id}/record` gives it): every check in order up to the first that fails,
+    each in words. A record that does not hold up is still a 200: the answer says why."""
+    media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if media_type != "application/json":
+        raise HTTPException(status_code=415, detail="send the record as application/json")
+    return audit_result(await request.body())

@@ -1,0 +1,20 @@
+// What every page has: the top bar (where you are, who you are signed in as) and the main
+// landmark the page fills.
+
+import { h, $, replace } from "./dom.js";
+import { session, forget } from "./api.js";
+
+export function frame(title) {
+  document.title = `${title} - Patrician`;
+  const mine = session();
+  const nav = h("nav", { class: "top", "aria-label": "Site" },
+    h("a", { href: "/", class: "brand" }, "Patrician"),
+    h("a", { href: "/" }, "Lobby"),
+    h("a", { href: "/audit" }, "Audit a game"),
+    h("span", { class: "who" }, mine ? `Signed in as ${mine.name || "a player"}` : "Not signed in"),
+    mine ? h("button", { type: "button", class: "link", onclick: () => { forget(); location.href = "/"; } }, "Sign out") : null,
+  );
+  const header = $("header#top");
+  replace(header, nav);
+  return $("main#main");
+}

@@ -1,0 +1,172 @@
+// The lobby (/): sign in by picking a name (or with a login link from another device), your
+// games with those awaiting you first, the open tables, and a new game. The lists refresh
+// themselves every few seconds while the page is in view.
+//
+// A login link carries the token in its fragment (`/#login=...`): browsers never send the
+// fragment to a server, so no log anywhere holds it; the page takes it, keeps it in
+// localStorage and wipes it from the address bar.
+
+import { h, replace, ago, until, status } from "./dom.js";
+import { get, post, session, saveSession, forget, refusalText } from "./api.js";
+import { frame } from "./common.js";
+
+function fragment(name) {
+  const match = new RegExp(`(?:^|[#&])${name}=([^&]*)`).exec(location.hash);
+  return match ? decodeURIComponent(match[1]) : null;
+}
+
+async function takeLoginLink(text) {
+  const token = /[#&]login=([A-Za-z0-9_-]+)/.exec(text);
+  const player = /[#&]player=([A-Za-z0-9_-]+)/.exec(text);
+  if (!token || !player) throw new Error("that is not a login link (it has no #login=...&player=... part)");
+  saveSession({ token: token[1], player_id: player[1], name: null });
+  await get("/api/me/games"); // a token that is not valid is refused here (401)
+  const info = await get(`/api/players/${encodeURIComponent(player[1])}`);
+  saveSession({ token: token[1], player_id: player[1], name: info.name });
+}
+
+const takenLink = fragment("login") ? location.hash : null;
+if (takenLink) {
+  history.replaceState(null, "", location.pathname);
+  try {
+    await takeLoginLink(takenLink);
+  } catch {
+    forget();
+  }
+}
+const next = fragment("next");
+const main = frame("Lobby");
+
+function signIn() {
+  const message = h("div", { "aria-live": "assertive" });
+  const name = h("input", { id: "name", name: "name", required: true, maxlength: 40, autocomplete: "nickname" });
+  const link = h("input", { id: "login-link", name: "login-link", autocomplete: "off" });
+  const done = () => { location.href = next && next.startsWith("/") ? next : "/"; };
+  return h("section", { class: "sign-in", "aria-label": "Sign in" },
+    h("h1", {}, "Play Patrician by correspondence"),
+    h("p", { class: "intro" }, "Build towers in the cities of Italy, one move a day or all at once. Pick a name to start."),
+    h("form", { class: "card-form", onsubmit: async (event) => {
+      event.preventDefault();
+      try {
+        const created = await post("/api/players", { name: name.value }, { anonymous: true });
+        saveSession({ token: created.token, player_id: created.player_id, name: name.value.trim() });
+        done();
+      } catch (error) {
+        status(message, refusalText(error), "error");
+      }
+    } },
+      h("label", { for: "name" }, "Your name"), name,
+      h("button", { type: "submit", class: "primary" }, "Start playing")),
+    h("form", { class: "card-form", onsubmit: async (event) => {
+      event.preventDefault();
+      try {
+        await takeLoginLink(link.value);
+        done();
+      } catch (error) {
+        forget();
+        status(message, error.status === 401 ? "That login link is not valid." : refusalText(error), "error");
+      }
+    } },
+      h("label", { for: "login-link" }, "Or paste a login link from another device"), link,
+      h("button", { type: "submit" }, "Use this link")),
+    message);
+}
+
+function newGameForm(message) {
+  const edition = h("select", { id: "edition", name: "edition" },
+    h("option", { value: "towers" }, "Towers of Influence"), h("option", { value: "classic" }, "Classic"));
+  const seats = h("select", { id: "seats", name: "seats" }, [2, 3, 4, 5].map((n) => h("option", { value: n, selected: n === 3 }, `${n} seats`)));
+  const routes = h("input", { type: "checkbox", id: "trade_routes", name: "trade_routes" });
+  const delegates = h("input", { type: "checkbox", id: "delegates", name: "delegates" });
+  const bots = h("div", { class: "bots" });
+  const clock = h("input", { type: "number", id: "per_move_hours", name: "per_move_hours", min: 1, max: 1440, placeholder: "untimed" });
+  const drawBots = () => {
+    const others = Number(seats.value) - 1;
+    const kept = [...bots.querySelectorAll("select")].map((s) => s.value);
+    replace(bots, Array.from({ length: others }, (_, i) => h("label", { class: "bot" }, `Seat ${i + 2}: `,
+      h("select", { name: `bot-${i}`, "aria-label": `Who plays the seat ${i + 2}` },
+        h("option", { value: "" }, "a person (invite)"),
+        ["random", "greedy", "ismcts"].map((level) => h("option", { value: level, selected: kept[i] === level }, `${level} bot`))))));
+  };
+  const modules = () => { routes.disabled = delegates.disabled = edition.value === "classic"; };
+  seats.addEventListener("change", drawBots);
+  edition.addEventListener("change", modules);
+  drawBots();
+  return h("form", { class: "card-form new-game", "aria-label": "New game", onsubmit: async (event) => {
+    event.preventDefault();
+    const body = { seats: Number(seats.value), edition: edition.value, modules: [] };
+    if (edition.value === "towers") {
+      if (routes.checked) body.modules.push("trade_routes");
+      if (delegates.checked) body.modules.push("delegates");
+    }
+    const levels = [...bots.querySelectorAll("select")].map((s) => s.value).filter(Boolean);
+    if (levels.length) body.bots = levels.map((level) => ({ level }));
+    if (clock.value) body.clock = { per_move_hours: Number(clock.value) };
+    try {
+      const created = await post("/api/games", body);
+      location.href = `/games/${created.game_id}#invite=${created.invite_code}`;
+    } catch (error) {
+      status(message, refusalText(error), "error");
+    }
+  } },
+    h("h2", {}, "New game"),
+    h("label", { for: "edition" }, "Edition"), edition,
+    h("label", { for: "seats" }, "Players"), seats,
+    h("fieldset", {}, h("legend", {}, "Modules"),
+      h("label", {}, routes, " Trade routes"), h("label", {}, delegates, " Delegates")),
+    h("fieldset", {}, h("legend", {}, "The other seats"), bots),
+    h("label", { for: "per_move_hours" }, "Hours per turn (empty: untimed)"), clock,
+    h("button", { type: "submit", class: "primary" }, "Create the game"));
+}
+
+function myGames(games) {
+  if (!games.length) return h("p", { class: "hint" }, "No games yet: create one, or open an invite link.");
+  return h("ul", { class: "games" }, games.map((game) => h("li", { class: game.your_decision ? "awaiting" : "", dataset: { game: game.game_id } },
+    h("a", { href: `/games/${game.game_id}` }, game.your_decision ? h("strong", {}, "Your turn") : game.phase === "over" ? "Finished" : game.phase === "waiting" ? "Waiting for players" : "Playing"),
+    ` \u00B7 ${game.seats} seats, ${game.edition}${game.modules.length ? ` + ${game.modules.join(", ").replaceAll("_", " ")}` : ""}`,
+    game.your_decision ? ` \u00B7 waiting ${ago(game.waited_seconds)}` : "",
+    game.clock && game.clock.deadline && game.your_decision ? ` \u00B7 ${until(game.clock.deadline)}` : "")));
+}
+
+function openGames(games) {
+  if (!games.length) return h("p", { class: "hint" }, "No table is waiting for players.");
+  return h("ul", { class: "games" }, games.map((game) => h("li", { dataset: { game: game.game_id } },
+    h("a", { href: `/games/${game.game_id}` }, `${game.seats} seats, ${game.edition}`),
+    ` \u00B7 ${game.joined.length} of ${game.seats} seated`)));
+}
+
+function deviceLink(mine) {
+  const link = `${location.origin}/#login=${mine.token}&player=${mine.player_id}`;
+  const input = h("input", { class: "invite", readonly: true, value: link, type: "password", "aria-label": "Login link for another device" });
+  return h("details", { class: "device" }, h("summary", {}, "Use this account on another device"),
+    h("p", {}, "Open this link on your phone or another computer. Anyone with it plays as you: keep it to yourself."),
+    input, " ",
+    h("button", { type: "button", onclick: () => { input.type = input.type === "password" ? "text" : "password"; } }, "Show"), " ",
+    h("button", { type: "button", onclick: () => navigator.clipboard && navigator.clipboard.writeText(link) }, "Copy"));
+}
+
+async function lobby(mine) {
+  const message = h("div", { "aria-live": "assertive" });
+  const mineList = h("section", { class: "my-games", "aria-label": "Your games" }, h("h2", {}, "Your games"), h("p", { class: "hint" }, "Loading..."));
+  const openList = h("section", { class: "open-games", "aria-label": "Open tables" }, h("h2", {}, "Open tables"));
+  replace(main, h("h1", {}, "Lobby"), message, h("div", { class: "lobby" }, h("div", {}, mineList, openList), h("div", {}, newGameForm(message), deviceLink(mine))));
+  const load = async () => {
+    try {
+      const [games, open] = await Promise.all([get("/api/me/games"), get("/api/lobby", { anonymous: true })]);
+      replace(mineList, h("h2", {}, "Your games"), myGames(games));
+      replace(openList, h("h2", {}, "Open tables"), openGames(open));
+    } catch (error) {
+      status(message, error.status === 401 ? "Your sign-in is no longer valid: sign out and in again." : refusalText(error), "error");
+    }
+  };
+  await load();
+  setInterval(() => { if (document.visibilityState === "visible") load(); }, 5000);
+}
+
+const mine = session();
+if (mine) {
+  if (next && next.startsWith("/")) location.href = next;
+  else await lobby(mine);
+} else {
+  replace(main, signIn());
+}

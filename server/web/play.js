@@ -1,0 +1,307 @@
+// The play page of one game (/games/{id}): the board, every seat, your hand, your options;
+// a turn staged step by step (each step previewed by the server, which alone knows the
+// rules), undone step by step, and sent as one request when confirmed; other seats' moves
+// arriving live on the game's stream; what happened since your last turn, in words.
+
+import { h, $, replace, status } from "./dom.js";
+import { get, post, session, newCommandId, refusalText, ApiError } from "./api.js";
+import { frame } from "./common.js";
+import { Cards, gameDataOf } from "./cards.js";
+import { BoardPicture, sameCommand } from "./board.js";
+import { seatsTable, resultTable, pendingText, cardList } from "./seats.js";
+import { follow } from "./live.js";
+import { joinPanel } from "./table.js";
+
+const gameId = decodeURIComponent(location.pathname.split("/")[2] || "");
+const main = frame("Game");
+const page = {
+  base: null, // the board as the server has it
+  shown: null, // the board drawn: the base, or the preview of the staged commands
+  staged: [], // the commands staged for this turn, not sent yet
+  ended: false, // the last staged command turned up a card: confirm before staging more
+  log: [], // [{version, event, text}] the events seen, in words
+  cards: new Cards(null),
+  busy: false,
+  drawn: null, // the version last drawn, and when (the benchmark reads it)
+  heard: null, // the version last heard of on the stream, and when
+};
+
+const parts = {
+  since: h("section", { class: "since", "aria-label": "Since your last turn", hidden: true }),
+  pending: h("p", { class: "pending", role: "status", "aria-live": "polite" }),
+  board: h("div", { class: "board-wrap" }),
+  side: h("div", { class: "side" }),
+  stage: h("section", { class: "stage", "aria-label": "Your turn so far" }),
+  message: h("div", { class: "message", "aria-live": "assertive" }),
+  hand: h("section", { class: "hand", "aria-label": "Your hand" }),
+  options: h("section", { class: "options", "aria-label": "Your options" }),
+  seats: h("section", { class: "seats-wrap", "aria-label": "Seats", tabindex: 0 }),
+  result: h("div", { class: "result-wrap" }),
+  table: h("div", { class: "table-wrap" }),
+  log: h("ol", { class: "log", "aria-label": "What happened" }),
+  links: h("p", { class: "links" }),
+};
+
+replace(main,
+  h("h1", { class: "game-title" }, "Game ", h("code", {}, gameId)),
+  parts.table, parts.since, parts.pending, parts.message,
+  h("div", { class: "play" },
+    parts.board,
+    h("div", { class: "side" }, parts.stage, parts.hand, parts.options, parts.seats, parts.result,
+      h("section", { class: "log-wrap", "aria-label": "Game log", tabindex: 0 }, h("h2", {}, "Game log"), parts.log)),
+  ),
+  parts.links,
+);
+
+const viewer = () => (page.base ? page.base.viewer : null);
+const deciding = () => page.base && page.base.phase === "playing" && page.base.pending && page.base.pending.seat === viewer();
+
+function describe(command) {
+  switch (command.type) {
+    case "play_card": return `Play ${command.card} (${page.cards.words(command.card)})`;
+    case "place_floor": return `Build a floor on ${page.shown.pending ? page.shown.pending.city : "the city"}, site ${command.site}`;
+    case "take_card": return `Take the card on ${command.city}`;
+    case "move_floor": return `Move the top floor of ${command.city} site ${command.from_site} to site ${1 - command.from_site}`;
+    case "place_trade_route": return `Put a ${command.side} between ${command.cities[0]} and ${command.cities[1]}`;
+    case "choose_architetto_site": return `Put the Architetto's floor on site ${command.site}`;
+    case "skip": return "Pass";
+    default: return command.type;
+  }
+}
+
+function setBusy(busy) {
+  page.busy = busy;
+  document.body.dataset.busy = busy;
+}
+
+// --- staging a turn -----------------------------------------------------------------------
+
+async function stage(command) {
+  if (page.busy || page.ended || !deciding()) return;
+  setBusy(true);
+  const staged = [...page.staged, command];
+  try {
+    const answer = await post(`/api/games/${gameId}/preview`, {
+      expected_version: page.base.version,
+      commands: staged,
+    });
+    page.staged = staged;
+    page.ended = answer.ends_batch || !answer.view || !answer.view.pending || answer.view.pending.seat !== viewer();
+    if (answer.view) page.shown = answer.view;
+    status(parts.message, "");
+  } catch (error) {
+    status(parts.message, `Refused: ${refusalText(error)}`, "error");
+    if (error instanceof ApiError && error.status === 409) await refresh();
+  } finally {
+    setBusy(false);
+    render();
+  }
+}
+
+async function undo() {
+  if (page.busy || !page.staged.length) return;
+  const staged = page.staged.slice(0, -1);
+  page.staged = [];
+  page.ended = false;
+  page.shown = page.base;
+  status(parts.message, "");
+  for (const command of staged) await stage(command);
+  render();
+}
+
+function clear() {
+  page.staged = [];
+  page.ended = false;
+  page.shown = page.base;
+  render();
+}
+
+async function confirm() {
+  if (page.busy || !page.staged.length) return;
+  setBusy(true);
+  render();
+  try {
+    await post(`/api/games/${gameId}/commands`, {
+      expected_version: page.base.version,
+      command_id: newCommandId(),
+      commands: page.staged,
+    });
+    page.staged = [];
+    page.ended = false;
+    status(parts.message, "Sent.", "ok");
+  } catch (error) {
+    status(parts.message, `Refused: ${refusalText(error)}`, "error");
+  } finally {
+    setBusy(false);
+  }
+  await refresh();
+}
+
+// --- drawing ------------------------------------------------------------------------------
+
+function renderStage() {
+  if (!deciding()) {
+    replace(parts.stage);
+    return;
+  }
+  replace(parts.stage,
+    h("h2", {}, "Your turn so far"),
+    page.staged.length
+      ? h("ol", { class: "staged" }, page.staged.map((command) => h("li", {}, describe(command))))
+      : h("p", { class: "hint" }, "Choose on the board or below; nothing is sent until you confirm."),
+    page.ended ? h("p", { class: "hint" }, "Confirm to see what comes next (a card is turned up).") : null,
+    h("div", { class: "buttons" },
+      h("button", { type: "button", class: "primary", disabled: !page.staged.length || page.busy, onclick: confirm }, "Confirm and send"),
+      h("button", { type: "button", disabled: !page.staged.length || page.busy, onclick: undo }, "Undo the last"),
+      h("button", { type: "button", disabled: !page.staged.length || page.busy, onclick: clear }, "Undo all")),
+  );
+}
+
+function renderHand(view) {
+  if (viewer() === null || viewer() === undefined) {
+    replace(parts.hand);
+    return;
+  }
+  const legal = choosing() ? view.legal_commands : [];
+  const step = choosing() && view.pending ? view.pending.step : null;
+  replace(parts.hand,
+    h("h2", {}, "Your hand"),
+    h("ul", { class: "cards hand-cards" }, view.hand.map((card) => {
+      const command = { type: "play_card", card };
+      const allowed = legal.some((each) => sameCommand(each, command));
+      return h("li", {}, h("button", {
+        type: "button",
+        class: `card-chip ${step === "play_card" ? (allowed ? "legal" : "other") : ""}`,
+        disabled: step !== "play_card",
+        dataset: { card },
+        "aria-label": `Play ${card}: ${page.cards.words(card)}`,
+        onclick: () => stage(command),
+      }, h("span", { class: "chip-id" }, card), " ", h("span", { class: "chip-words" }, page.cards.words(card))));
+    })),
+    view.played.length ? h("div", {}, h("h3", {}, "Your played cards"), cardList(view.played, page.cards, "Your played cards")) : null,
+  );
+}
+
+function choosing() {
+  return deciding() && !page.ended && !page.busy;
+}
+
+function renderOptions(view) {
+  const legal = choosing() ? view.legal_commands.filter((c) => c.type !== "play_card") : [];
+  replace(parts.options, legal.length
+    ? [h("h2", {}, "Your options"), h("div", { class: "buttons options-list" }, legal.map((command) =>
+      h("button", { type: "button", class: "legal", dataset: { command: JSON.stringify(command) }, onclick: () => stage(command) }, describe(command))))]
+    : null);
+}
+
+function renderLog() {
+  replace(parts.log, page.log.filter((item) => item.text).slice(-80).map((item) => h("li", { dataset: { version: item.version } }, item.text)));
+  parts.log.parentElement.scrollTop = parts.log.parentElement.scrollHeight;
+}
+
+function render() {
+  const view = page.shown;
+  if (!view) return;
+  document.body.dataset.version = page.base.version;
+  document.body.dataset.phase = page.base.phase;
+  document.body.dataset.busy = page.busy;
+  document.body.dataset.staged = page.staged.length;
+  document.body.dataset.deciding = Boolean(deciding());
+  parts.pending.textContent = pendingText(page.base, viewer());
+  if (!page.picture) page.picture = new BoardPicture(page.cards);
+  const focused = document.activeElement && document.activeElement.getAttribute("aria-label");
+  const changed = page.picture.draw(view, { legal: view.legal_commands, deciding: choosing(), onCommand: stage });
+  const svg = page.picture.svg;
+  if (svg.parentNode !== parts.board) replace(parts.board, svg);
+  for (const name of changed) {
+    const tile = svg.querySelector(`g.city[data-city="${CSS.escape(name)}"]`);
+    if (tile) tile.classList.add("changed");
+  }
+  if (focused && !svg.contains(document.activeElement)) {
+    const again = [...svg.querySelectorAll("[aria-label]")].find((node) => node.getAttribute("aria-label") === focused);
+    if (again) again.focus();
+  }
+  replace(parts.seats, h("h2", {}, "Seats"), seatsTable(view, page.cards, viewer()));
+  renderStage();
+  renderHand(view);
+  renderOptions(view);
+  replace(parts.result, resultTable(page.base));
+  replace(parts.table, joinPanel(page.base, gameId, refresh));
+  replace(parts.links,
+    h("a", { href: `/games/${gameId}/replay` }, "Replay"), " \u00B7 ",
+    page.base.phase === "over" ? [h("a", { href: `/api/games/${gameId}/record`, download: `${gameId}.json` }, "Record"), " \u00B7 ", h("a", { href: `/audit#game=${gameId}` }, "Audit"), " \u00B7 "] : null,
+    h("a", { href: "/" }, "Lobby"));
+  renderLog();
+  const version = view.version;
+  requestAnimationFrame(() => {
+    // Drawn: the frame that shows this version is being made (the benchmark reads it).
+    if (!page.drawn) performance.mark("board-drawn");
+    if (!page.drawn || version > page.drawn.version) page.drawn = { version, at: performance.timeOrigin + performance.now() };
+  });
+}
+
+// "Since your last turn": the events after your own last move, in words.
+function showSince() {
+  const me = viewer();
+  if (me === null || me === undefined) return;
+  let last = -1;
+  page.log.forEach((item, index) => {
+    const e = item.event;
+    if (e.seat === me && e.type !== "step_started" && e.type !== "hand_dealt") last = index;
+  });
+  const since = page.log.slice(last + 1).filter((item) => item.text && item.event.type !== "step_started");
+  if (last < 0 || !since.length) return;
+  replace(parts.since, h("h2", {}, "Since your last turn"), h("ul", {}, since.slice(-30).map((item) => h("li", {}, item.text))),
+    h("button", { type: "button", onclick: () => { parts.since.hidden = true; } }, "Got it"));
+  parts.since.hidden = false;
+}
+
+let refreshing = null;
+let again = false;
+async function refresh() {
+  if (refreshing) {
+    again = true; // something happened while the last read was on its way: read once more
+    return refreshing;
+  }
+  refreshing = (async () => {
+    try {
+      const after = page.log.length ? page.log[page.log.length - 1].version : 0;
+      const [view, events] = await Promise.all([
+        get(`/api/games/${gameId}`),
+        get(`/api/games/${gameId}/events?after=${after}`),
+      ]);
+      if (!page.log.length) page.cards = new Cards(gameDataOf(events.events));
+      for (const item of events.events) if (!page.log.length || item.version > page.log[page.log.length - 1].version) page.log.push(item);
+      const moved = !page.base || page.base.version !== view.version;
+      page.base = view;
+      if (moved || !page.staged.length) {
+        if (page.staged.length) status(parts.message, "The game moved on: your staged moves were cleared.", "info");
+        page.staged = [];
+        page.ended = false;
+        page.shown = view;
+      }
+      render();
+    } catch (error) {
+      status(parts.message, error.status === 404 ? "There is no such game." : `Could not load the game: ${refusalText(error)}`, "error");
+    } finally {
+      refreshing = null;
+    }
+    if (again) {
+      again = false;
+      // Only if the stream told of a version this read did not reach (an append's events
+      // come one by one, but one read already holds them all).
+      if (!page.heard || !page.base || page.heard.version > page.base.version) await refresh();
+    }
+  })();
+  return refreshing;
+}
+
+await refresh();
+showSince();
+if (page.base) {
+  follow(gameId, () => page.base, () => page.log.length ? page.log[page.log.length - 1].version : 0, (version) => {
+    if (!page.heard || version > page.heard.version) page.heard = { version, at: performance.timeOrigin + performance.now() };
+    refresh();
+  });
+}
+window.patricianPage = page; // for the tests and for the curious: what the page drew

@@ -1,0 +1,41 @@
+// A table that waits for players, on the play page: who is there, the invite link to pass
+// on (the code travels in the link's fragment, which no server sees or logs), and joining,
+// leaving or calling the game off.
+
+import { h, status } from "./dom.js";
+import { post, session, refusalText } from "./api.js";
+
+function inviteFromFragment() {
+  const match = /(?:^|[#&])invite=([A-Za-z0-9_-]+)/.exec(location.hash);
+  return match ? match[1] : null;
+}
+
+export function joinPanel(view, gameId, refresh) {
+  if (!view || view.phase !== "waiting") return null;
+  const mine = session();
+  const seated = mine && view.joined.includes(mine.player_id);
+  const creator = mine && view.joined[0] === mine.player_id;
+  const code = view.invite_code || inviteFromFragment();
+  const message = h("div", { "aria-live": "polite" });
+  const act = async (path, body) => {
+    try {
+      await post(path, body);
+      if (path.endsWith("/join")) history.replaceState(null, "", location.pathname);
+      await refresh();
+    } catch (error) {
+      status(message, refusalText(error), "error");
+    }
+  };
+  const link = view.invite_code ? `${location.origin}/games/${encodeURIComponent(gameId)}#invite=${view.invite_code}` : null;
+  return h("section", { class: "waiting", "aria-label": "The table" },
+    h("h2", {}, `The table: ${view.joined.length} of ${view.seats} seats taken`),
+    h("ul", {}, view.names.map((name) => h("li", {}, name))),
+    link ? h("p", {}, "Invite others with this link: ", h("input", { class: "invite", readonly: true, value: link, "aria-label": "Invite link", onfocus: (e) => e.target.select() }),
+      " ", h("button", { type: "button", onclick: () => navigator.clipboard && navigator.clipboard.writeText(link) }, "Copy")) : null,
+    !mine ? h("p", {}, h("a", { href: `/#next=${encodeURIComponent(location.pathname + location.hash)}` }, "Sign in"), " to take a seat.") : null,
+    mine && !seated && code ? h("button", { type: "button", class: "primary", onclick: () => act(`/api/games/${gameId}/join`, { invite_code: code }) }, "Join this table") : null,
+    mine && !seated && !code ? h("p", {}, "You need the invite link of a player at this table to join.") : null,
+    seated && !creator ? h("button", { type: "button", onclick: () => act(`/api/games/${gameId}/leave`) }, "Leave the table") : null,
+    creator ? h("button", { type: "button", onclick: () => act(`/api/games/${gameId}/cancel`) }, "Call the game off") : null,
+    message);
+}

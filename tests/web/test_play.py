@@ -1,0 +1,146 @@
+"""Playing in the browser, by clicks only: two people at two browsers play a whole game, each
+seeing the other's moves arrive live; a person plays a bot to the end; a move the rules
+refuse is shown with its rule in words; and the page of a seat never holds another seat's
+secret card, neither in what it shows nor in anything it received (R42).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import httpx
+
+from tests.server.detector import Secrets
+from tests.server.live import LiveServer
+from tests.web.browser import Watched
+from tests.web.players import Person
+
+CARD = re.compile(r"\b[A-Z]{3}-\d+\b")
+
+
+def create_game(
+    person: Person, *, seats: int, bots: Sequence[str] = (), modules: Sequence[str] = ()
+) -> str:
+    page = person.page
+    page.goto("/")
+    page.get_by_label("Players").select_option(str(seats))
+    for module in modules:
+        page.get_by_label(module.replace("_", " ").capitalize()).check()
+    for index, level in enumerate(bots):
+        page.get_by_label(f"Who plays the seat {index + 2}").select_option(level)
+    page.get_by_role("button", name="Create the game").click()
+    page.wait_for_url(re.compile(r"/games/g[0-9a-f]+"))
+    return str(page.url.split("/games/")[1].split("#")[0])
+
+
+def secrets_seen(watched: Watched) -> tuple[set[str], list[Any]]:
+    """Every card id the page shows (its whole DOM, attributes included) and every document it
+    received (with the card list of the game's first event left out: it names every card)."""
+    html = watched.page.content()
+    shown = set(CARD.findall(html))
+    documents = []
+    for body in watched.bodies:
+        try:
+            document = json.loads(body)
+        except ValueError:
+            continue
+        documents.append(_without_card_list(document))
+    return shown, documents
+
+
+def _without_card_list(document: Any) -> Any:
+    if isinstance(document, dict):
+        return {k: _without_card_list(v) for k, v in document.items() if k != "game_data"}
+    if isinstance(document, list):
+        return [_without_card_list(v) for v in document]
+    return document
+
+
+def test_two_people_play_a_whole_game_by_clicks_seeing_each_others_moves_live(
+    open_page: Callable[..., Watched], web_server: LiveServer
+) -> None:
+    rng = random.Random(2)
+    ann = Person(open_page(), "Ann")
+    bob = Person(open_page(390, 844), "Bob")
+    ann_session = ann.watched.sign_in("Ann")
+    bob_session = bob.watched.sign_in("Bob")
+    game_id = create_game(ann, seats=2, modules=["trade_routes"])
+    invite = ann.page.get_by_label("Invite link").input_value()
+    assert "#invite=" in invite and ann_session["token"] not in invite
+    bob.page.goto(invite)
+    bob.page.get_by_role("button", name="Join this table").click()
+    bob.page.locator("svg.board g.city").first.wait_for()
+    ann.sees(bob.version())  # Ann's page saw the table fill and the cards dealt, live
+
+    snapshots: list[tuple[int, int, set[str], list[Any]]] = []
+    seat_of = {}
+    for person in (ann, bob):
+        seat_of[person.name] = person.page.evaluate("window.patricianPage.base.viewer")
+    turns = 0
+    while ann.phase() != "over":
+        mover, other = (ann, bob) if ann.deciding() else (bob, ann)
+        if not mover.wait_for_turn(timeout=5000):
+            continue
+        version = mover.play_turn(rng, undo=turns == 3)
+        other.sees(version)  # drawn on the other page without a reload
+        turns += 1
+        if turns % 7 == 0:
+            for person in (ann, bob):
+                shown, documents = secrets_seen(person.watched)
+                snapshots.append((person.version(), seat_of[person.name], shown, documents))
+    bob.sees(ann.version())
+    assert ann.undos + bob.undos == 1 and turns > 10
+    for person in (ann, bob):
+        person.page.get_by_role("region", name="Final scores").wait_for()
+        assert person.page.get_by_role("link", name="Replay").is_visible()
+        assert person.page.get_by_role("link", name="Record").is_visible()
+
+    record = httpx.get(f"{web_server.url}/api/games/{game_id}/record").json()
+    secrets = Secrets(record)
+    for version, seat, shown, documents in snapshots:
+        hidden = secrets.cards(version, seat)
+        assert not shown & hidden, f"seat {seat}'s page showed {shown & hidden} at {version}"
+        for document in documents:
+            assert not secrets.leaks(document, version, seat)
+    assert bob_session["player_id"] != ann_session["player_id"]
+
+
+def test_a_person_plays_a_bot_to_the_end(open_page: Callable[..., Watched]) -> None:
+    rng = random.Random(3)
+    eve = Person(open_page(), "Eve")
+    eve.watched.sign_in("Eve")
+    create_game(eve, seats=2, bots=["greedy"])
+    eve.page.locator("svg.board g.city").first.wait_for()
+    while eve.wait_for_turn():  # the bot plays within about a second
+        eve.play_turn(rng)
+    eve.page.get_by_role("region", name="Final scores").wait_for()
+    assert eve.page.locator("table.scores tbody tr").count() >= 2  # and the Architetto, in two
+
+
+def test_a_move_the_rules_refuse_is_shown_with_its_rule(open_page: Callable[..., Watched]) -> None:
+    rng = random.Random(4)
+    kim = Person(open_page(), "Kim")
+    kim.watched.sign_in("Kim")
+    create_game(kim, seats=2, bots=["random"])
+    kim.page.locator("svg.board g.city").first.wait_for()
+    kim.wait_for_turn()
+    kim.page.locator("button.card-chip.legal").first.click()  # play a card
+    kim.idle()
+    kim.page.locator("svg.board g.option.legal > rect.target").first.click()  # build in its city
+    kim.idle()
+    # R14: the card is taken from the city built in; the others are offered, marked so.
+    refused = kim.page.locator("svg.board g.face-up.option.other > rect.target")
+    assert refused.count() > 0
+    kim.watched.allow("the server responded with a status of 422")
+    refused.first.click()
+    kim.idle()
+    alert = kim.page.get_by_role("alert")
+    alert.wait_for()
+    assert re.search(r"Refused: R\d+: .+", alert.inner_text()), alert.inner_text()
+    assert kim.page.evaluate("document.body.dataset.staged") == "2"  # the rest stays staged
+    kim.watched.allow("the server responded with a status of 422")
+    kim.play_turn(rng)
