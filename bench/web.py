@@ -15,7 +15,8 @@ five-seat replay, then drives Debian's Chromium (`/usr/bin/chromium`) with Playw
   page's own EventSource received the event (target: under 200 ms);
 - replay of a finished five-seat game: navigation to the first step drawn (its
   `replay-drawn` mark), beside the paint of the bare page (target: under 500 ms); a step
-  drawn (the page's own `go`, layout included), beside a one-line change laid out in the
+  drawn (the page's own `go`, layout included: every step forward and back, and 200 jumps
+  anywhere as the scrubber makes them), beside a one-line change laid out in the
   same page (target: under 16 ms); the bytes on the wire for the whole page, every file and
   the replay, beside the replay's JSON uncompressed (target: under 100 KB).
 
@@ -178,13 +179,19 @@ def quantiles(values: list[float]) -> str:
 
 
 def line(name: str, values: list[float], baseline: list[float], unit: str, target: float) -> None:
+    """Ours and the baseline, their ratio, and the target: met by 95 % of the samples, and
+    by every one of them (a machine of two cores shared with the server and the browser
+    has its pauses; both are said)."""
+    ordered = sorted(values)
+    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
     ours, base = statistics.median(values), statistics.median(baseline)
-    verdict = "met" if max(values) < target else "NOT met"
+    typical = "met" if p95 < target else "NOT met"
+    every = "met" if ordered[-1] < target else "NOT met"
     print(f"{name:38} {quantiles(values)} {unit}")
     print(f"{'  baseline':38} {quantiles(baseline)} {unit}")
-    ratio = ours / base
     print(
-        f"{'  ratio (median) / target':38} {ratio:7.2f}x   all under {target:g} {unit}: {verdict}"
+        f"{'  ratio (median); target':38} {ours / base:7.2f}x   under {target:g} {unit}: "
+        f"p95 {typical}, every sample {every} ({len(values)} samples)"
     )
 
 
@@ -234,11 +241,12 @@ def main() -> None:
             line("a move by another seat: drawn after ack", drawn, arrived, "ms", 200)
             print("  (baseline: the page's own EventSource got the event)")
 
-            loads, bares, steps, flat, wire, raw = replay_figures(
+            loads, bares, steps, jumps, flat, wire, raw = replay_figures(
                 browser, url, bare, finished, args.runs
             )
             line("replay (5 seats): loaded and drawn", loads, bares, "ms", 500)
-            line("replay: one step drawn", steps, flat, "ms", 16)
+            line("replay: one step drawn (next or back)", steps, flat, "ms", 16)
+            line("replay: a jump anywhere (the scrubber)", jumps, flat, "ms", 16)
             print("  (baseline: one line of text changed and laid out in the same page)")
             print(
                 f"{'replay: bytes on the wire, whole page':38} {wire / 1024:7.1f} KB "
@@ -308,7 +316,7 @@ def moves_drawn(
 
 def replay_figures(
     browser: Browser, url: str, bare: str, game: str, runs: int
-) -> tuple[list[float], list[float], list[float], list[float], int, int]:
+) -> tuple[list[float], list[float], list[float], list[float], list[float], int, int]:
     loads, bares, wires = [], [], []
     raw = len(
         httpx.get(f"{url}/api/games/{game}/replay", headers={"Accept-Encoding": "identity"}).content
@@ -317,7 +325,11 @@ def replay_figures(
         context = browser.new_context()
         page = context.new_page()
         sizes: list[Any] = []
-        page.on("requestfinished", sizes.append)
+
+        def finished(request: Any, into: list[Any] = sizes) -> None:
+            into.append(request)  # (Playwright marks the handler: a bound builtin will not do)
+
+        page.on("requestfinished", finished)
         page.goto(f"{url}/games/{game}/replay")
         loads.append(mark(page, "replay-drawn"))
         page.wait_for_load_state("networkidle")
@@ -333,26 +345,33 @@ def replay_figures(
     mark(page, "replay-drawn")
     timings = page.evaluate(
         """() => {
-        const replay = window.patricianReplay, steps = [], flat = [];
-        const n = replay.replay.steps.length;
+        // A step: the next one, as the arrow key or playing does (every step of the game,
+        // forward then back); a jump: anywhere, as the scrubber does. Each with its layout.
+        const replay = window.patricianReplay, n = replay.replay.steps.length;
         const probe = document.querySelector('p.keys');
-        for (let i = 0; i < 300; i++) {
-          const index = (i * 7919) % n;
-          let t = performance.now();
+        const timed = (index) => {
+          const t = performance.now();
           replay.go(index);
-          document.body.getBoundingClientRect();
           document.querySelector('svg.board').getBoundingClientRect();
-          steps.push(performance.now() - t);
-          t = performance.now();
-          probe.textContent = `step ${index}`;
+          document.body.getBoundingClientRect();
+          return performance.now() - t;
+        };
+        for (let i = 0; i < 30; i++) timed(i);  // warm up
+        const steps = [], jumps = [], flat = [];
+        for (let i = 0; i < n; i++) steps.push(timed(i));
+        for (let i = n - 1; i >= 0; i--) steps.push(timed(i));
+        for (let i = 0; i < 200; i++) jumps.push(timed((i * 7919) % n));
+        for (let i = 0; i < 200; i++) {
+          const t = performance.now();
+          probe.textContent = `step ${i}`;
           probe.getBoundingClientRect();
           flat.push(performance.now() - t);
         }
-        return [steps, flat];
+        return [steps, jumps, flat];
       }"""
     )
     context.close()
-    return loads, bares, timings[0], timings[1], int(statistics.median(wires)), raw
+    return loads, bares, timings[0], timings[1], timings[2], int(statistics.median(wires)), raw
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ from litestar.openapi.spec import Components, SecurityScheme
 
 from server.audit_routes import audit_record
 from server.carddata import load_game_data
-from server.compression import GZIP_LEVEL
+from server.compression import GZIP_LEVEL, OneShotGzip
 from server.errors import EXCEPTION_HANDLERS
 from server.models import MAX_BODY
 from server.openapi import tighten
@@ -170,6 +170,7 @@ COMPRESSION = CompressionConfig(
     minimum_size=1024,
     gzip_compress_level=GZIP_LEVEL,
     exclude_opt_key="uncompressed",
+    middleware_class=OneShotGzip,
 )
 """JSON over 1 KiB goes out gzipped to a client that takes it; the answers that never change
 (the client's files, finished games' replays and records) are compressed once, by their

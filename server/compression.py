@@ -6,6 +6,12 @@ from __future__ import annotations
 
 import gzip
 
+from litestar.datastructures import MutableScopeHeaders
+from litestar.middleware.compression import CompressionMiddleware
+from litestar.types import HTTPResponseStartEvent, Message, Receive, Scope, Send
+
+from server.request_ids import raw_header
+
 GZIP_LEVEL = 1
 """Of the app's compression, per answer (a board, a command's answer): level 1 makes a board
 about a fifth of its size for a fraction of the time of level 6 (bench/server.py). A replay
@@ -35,3 +41,45 @@ def compressed_once(body: bytes) -> bytes | None:
     """`body` gzipped for good (level 9, no time stamp: the same bytes every time), or None
     when it is too short to be worth it."""
     return gzip.compress(body, 9, mtime=0) if len(body) >= COMPRESS_FROM else None
+
+
+class OneShotGzip(CompressionMiddleware):
+    """Litestar's compression middleware (`CompressionConfig.middleware_class`), lean for the
+    small whole answers that are nearly all of ours: the one header it needs read straight
+    from the scope, and nothing made for an answer under `minimum_size` (Litestar's own makes
+    a gzip stream for every answer before it knows its size, which cost the busiest calls a
+    tenth of their time, bench/server.py). A whole body is gzipped in one call; a streamed
+    one is passed on as it is (the live stream is marked `uncompressed` besides)."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        accepted = raw_header(scope, b"accept-encoding")
+        if accepted is None or not takes_gzip(accepted):
+            await self.app(scope, receive, send)
+            return
+        config = self.config
+        held: list[HTTPResponseStartEvent] = []
+
+        async def send_gzipped(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                held.append(message)
+                return
+            if not held:
+                await send(message)
+                return
+            start = held.pop()
+            headers = MutableScopeHeaders(start)
+            if (
+                message["type"] == "http.response.body"
+                and not message.get("more_body")
+                and len(body := message["body"]) >= config.minimum_size
+                and "content-encoding" not in headers
+            ):
+                packed = gzip.compress(body, config.gzip_compress_level, mtime=0)
+                headers["Content-Encoding"] = "gzip"
+                headers["Content-Length"] = str(len(packed))
+                headers.extend_header_value("vary", "Accept-Encoding")
+                message["body"] = packed
+            await send(start)
+            await send(message)
+
+        await self.app(scope, receive, send_gzipped)

@@ -35,7 +35,7 @@ from projections.timekeeping import Append, away_until, clocks_op
 from server import models
 from server.accounts import AccountService
 from server.errors import NotFound
-from server.packed import Encoded, Packer
+from server.packed import Encoded, Packer, board_gzipped
 from store import accounts, appending, games, reads, tables
 from store.client import AsyncEventStore
 from store.clock import Clock, iso, system_clock
@@ -73,6 +73,7 @@ class GameService:
         # version never changes (docs/store.md, "Caches").
         self._views: LRUCache[tuple[object, ...], bytes] = LRUCache(16 * cache_size)
         self._replays: LRUCache[tuple[str, int, int | None, bool], bytes] = LRUCache(cache_size)
+        self._packed_views: LRUCache[tuple[object, ...], bytes] = LRUCache(16 * cache_size)
         # A finished game's replays and records, gzipped (they never change).
         self._packed = Packer(cache_size)
         # A game's clock never changes once it is created (None: untimed).
@@ -225,20 +226,26 @@ class GameService:
     async def state(self, game_id: str) -> State:
         return await self.run(reads.current_op(self.path, game_id))
 
-    async def board(self, game_id: str, viewer: str | None) -> bytes:
-        """The caller's view of the game now, encoded (kept per game, version and seat; in a
-        timed game per who is on vacation too: that moves the clocks without an append)."""
+    async def board(self, game_id: str, viewer: str | None, *, gzipped: bool = False) -> Encoded:
+        """The caller's view of the game now, encoded, gzipped if the client takes it (both
+        kept per game, version and seat; in a timed game per who is on vacation too: that
+        moves the clocks without an append)."""
         state = await self.state(game_id)
         seat = _seat(state, viewer)
         at_table = state.phase == "waiting" and viewer in state.players
         key: tuple[object, ...] = (game_id, state.version, seat, at_table)
         if state.seat_players and await self.time_control(game_id) is not None:
             key += (await self._away_now(state),)
+        if gzipped and (packed := self._packed_views.get(key)) is not None:
+            return Encoded(packed, True)
         encoded = self._views.get(key)
         if encoded is None:
             shown = await self.shown(game_id, state, seat, at_table=at_table)
             encoded = self._views[key] = msgspec.json.encode(shown)
-        return encoded
+        if gzipped and (packed := board_gzipped(encoded)) is not None:
+            self._packed_views[key] = packed
+            return Encoded(packed, True)
+        return Encoded(encoded, False)
 
     async def shown(
         self,

@@ -168,6 +168,7 @@ class GameRoutes(Controller):
     @get(
         "/{game_id:str}",
         operation_id="getBoard",
+        opt=packed.OPT,
         security=OPTIONAL_BEARER,
         responses=error_responses(400, 401, 404),
     )
@@ -178,7 +179,10 @@ class GameRoutes(Controller):
         # The viewer is read here rather than injected: the busiest read of all, and each
         # dependency Litestar resolves costs it a few hundredths of its time.
         viewer = await provide_viewer(request, services)
-        return cast(View, _json(await services.games.board(game_id, viewer)))
+        gzipped = packed.accepts_gzip(request)
+        return cast(
+            View, packed.response(await services.games.board(game_id, viewer, gzipped=gzipped))
+        )
 
     @post(
         "/{game_id:str}/commands",

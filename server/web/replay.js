@@ -239,11 +239,15 @@ try {
   page.cards = new Cards(gameDataOf(steps()));
   scrub.max = String(steps().length - 1);
   controls();
-  log();
-  chart();
   const wanted = versionFromHash();
   go(wanted === null ? 0 : indexOfVersion(wanted));
   performance.mark("replay-drawn");
+  // The board first; the log in words and the chart of the whole game right after it.
+  setTimeout(() => {
+    log();
+    chart();
+    go(page.index);
+  }, 0);
   window.addEventListener("hashchange", () => {
     const version = versionFromHash();
     if (version !== null && version !== step().version) go(indexOfVersion(version));

@@ -33,8 +33,11 @@ def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]
         server.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
+    """Per module: Playwright's sync API keeps an event loop running in this thread while it
+    lives, and the tests of other modules that the same test process runs next call
+    `asyncio.run`, which refuses to run inside one."""
     if not Path(CHROMIUM).exists() or shutil.which(CHROMIUM) is None:
         pytest.fail(f"no Chromium at {CHROMIUM}: install Debian's package `chromium`")
     with sync_playwright() as playwright:

@@ -11,7 +11,13 @@ from dataclasses import dataclass
 
 from tests.web.browser import Watched
 
-LEGAL = "button.card-chip.legal:not([disabled]), svg.board g.option.legal > rect.target, .options-list button.legal"
+LEGAL = ", ".join(
+    (
+        "button.card-chip.legal:not([disabled])",
+        "svg.board g.option.legal > rect.target",
+        ".options-list button.legal",
+    )
+)
 
 
 @dataclass
