@@ -4,13 +4,23 @@ client, which cannot run Python. The same checks and the same answer as `patrici
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
+import anyio
 from litestar import Request, post
 from litestar.exceptions import HTTPException
 
 from projections.audit import AuditResult, audit_result
 from server.errors import error_responses
+
+_one_at_a_time = threading.Semaphore(1)
+
+
+def _audited(body: bytes) -> AuditResult:
+    with _one_at_a_time:
+        return audit_result(body)
+
 
 MAX_RECORD = 8 * 1024 * 1024
 """The largest record taken: a finished five-seat game's is about 0.3 MB."""
@@ -32,4 +42,7 @@ async def audit_record(request: Request[Any, Any, Any]) -> AuditResult:
     media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if media_type != "application/json":
         raise HTTPException(status_code=415, detail="send the record as application/json")
-    return audit_result(await request.body())
+    body = await request.body()
+    # Off the event loop (a large record takes a good part of a second; the live streams,
+    # the bots and every other request share the loop), one audit at a time per process.
+    return await anyio.to_thread.run_sync(_audited, body)

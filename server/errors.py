@@ -24,6 +24,7 @@ from domain.errors import CommandRefused, IllegalCommand, InvalidOptions
 from server import models
 from server.models import BadParameter, ErrorBody
 from server.request_ids import request_id_of
+from server.security_headers import security_headers
 from store.errors import (
     CommandIdReused,
     GameNotFound,
@@ -297,6 +298,7 @@ def handle(request: Request[Any, Any, Any], error: Exception) -> Response[Any]:
     answer = msgspec.structs.replace(body, request_id=request_id)
     headers = dict(error.headers or {}) if isinstance(error, HTTPException) else {}
     headers["X-Request-ID"] = request_id
+    headers.update(security_headers(request.scope["path"]))  # error answers too
     if body.status == 401:
         headers["WWW-Authenticate"] = "Bearer"
     return Response(answer, status_code=body.status, headers=headers)

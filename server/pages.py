@@ -147,7 +147,7 @@ async def static_file(
     """A file of the client; only under the current hash (an old page reloads its shell)."""
     asset = BUNDLE.files.get(name.lstrip("/"))
     if version != BUNDLE.version or asset is None:
-        raise NotFoundException(f"no file {name} in this release of the client")
+        raise NotFoundException("no such file in this release of the client")
     return send(request, asset, FOREVER)
 
 

@@ -23,8 +23,10 @@ from store.games import preview_op
 
 
 class Preview(msgspec.Struct, frozen=True):
-    version: int
-    """The version the game would be at after the commands."""
+    version: int | None
+    """The version the game would be at after the commands; null when `ends_batch` (what
+    follows a card turned up, the Architetto's floors and scorings, hangs on that card: even
+    the number of its events would tell of it)."""
     view: View | None
     """Your board after them, as `GET /api/games/{id}` would show it then (with the legal
     commands of the next decision, and in a timed game the clocks as if they were sent now);
@@ -51,7 +53,7 @@ class PreviewService:
         )
         after = decided.after
         if after.finished or turns_up_a_card(decided.events):
-            return Preview(after.version, None, True)
+            return Preview(None, None, True)
         planned = planned_append(decided.seat, now, decided.state.version + 1)
         shown = await self.games.shown(game_id, after, decided.seat, planned=planned)
         return Preview(after.version, shown, False)

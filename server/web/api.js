@@ -32,10 +32,12 @@ export class ApiError extends Error {
   get index() { return this.body.index; }
 }
 
-export async function call(method, path, body, { anonymous = false } = {}) {
+// `token`: this one instead of the session's (a login link's, checked before it is kept).
+export async function call(method, path, body, { anonymous = false, token = null } = {}) {
   const headers = { Accept: "application/json" };
   const mine = anonymous ? null : session();
-  if (mine) headers.Authorization = `Bearer ${mine.token}`;
+  if (token) headers.Authorization = `Bearer ${token}`;
+  else if (mine) headers.Authorization = `Bearer ${mine.token}`;
   const options = { method, headers };
   if (body !== undefined) {
     headers["Content-Type"] = "application/json";

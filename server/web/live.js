@@ -44,8 +44,8 @@ export function follow(gameId, board, lastVersion, onEvent) {
 
   function retry() {
     if (stopped) return;
-    failures += 1;
     setTimeout(open, Math.min(30000, 500 * 2 ** Math.min(failures, 6)));
+    failures += 1;
   }
 
   function stop() {

@@ -7,41 +7,67 @@
 // localStorage and wipes it from the address bar.
 
 import { h, replace, ago, until, status } from "./dom.js";
-import { get, post, session, saveSession, forget, refusalText } from "./api.js";
+import { get, post, session, saveSession, refusalText } from "./api.js";
 import { frame } from "./common.js";
 
 function fragment(name) {
   const match = new RegExp(`(?:^|[#&])${name}=([^&]*)`).exec(location.hash);
-  return match ? decodeURIComponent(match[1]) : null;
+  if (!match) return null;
+  try {
+    return decodeURIComponent(match[1]);
+  } catch {
+    return null; // a broken escape: as if it were not there
+  }
 }
 
-async function takeLoginLink(text) {
+// A login link's account, checked with its own token before anything is kept: a link that
+// does not work changes nothing, and one of another account never replaces yours unasked.
+async function loginOf(text) {
   const token = /[#&]login=([A-Za-z0-9_-]+)/.exec(text);
   const player = /[#&]player=([A-Za-z0-9_-]+)/.exec(text);
   if (!token || !player) throw new Error("that is not a login link (it has no #login=...&player=... part)");
-  saveSession({ token: token[1], player_id: player[1], name: null });
-  await get("/api/me/games"); // a token that is not valid is refused here (401)
-  const info = await get(`/api/players/${encodeURIComponent(player[1])}`);
-  saveSession({ token: token[1], player_id: player[1], name: info.name });
+  await get("/api/me/games", { token: token[1] }); // a token that is not valid is refused (401)
+  const info = await get(`/api/players/${encodeURIComponent(player[1])}`, { anonymous: true });
+  return { token: token[1], player_id: player[1], name: info.name };
 }
 
+async function takeLoginLink(text) {
+  saveSession(await loginOf(text));
+}
+
+let offered = null; // a login link of another account than the one signed in here
 const takenLink = fragment("login") ? location.hash : null;
 if (takenLink) {
   history.replaceState(null, "", location.pathname);
   try {
-    await takeLoginLink(takenLink);
+    const found = await loginOf(takenLink);
+    const mine = session();
+    if (!mine || mine.token === found.token) saveSession(found);
+    else offered = found;
   } catch {
-    forget();
+    offered = { broken: true };
   }
 }
-const next = fragment("next");
+
+// Where to go once signed in: a page of this site only (`//elsewhere` or `/\\elsewhere`
+// would leave it), as a path.
+function sameSite(target) {
+  if (!target) return null;
+  try {
+    const url = new URL(target, location.origin);
+    return url.origin === location.origin ? url.pathname + url.hash : null;
+  } catch {
+    return null;
+  }
+}
+const next = sameSite(fragment("next"));
 const main = frame("Lobby");
 
 function signIn() {
   const message = h("div", { "aria-live": "assertive" });
   const name = h("input", { id: "name", name: "name", required: true, maxlength: 40, autocomplete: "nickname" });
   const link = h("input", { id: "login-link", name: "login-link", autocomplete: "off" });
-  const done = () => { location.href = next && next.startsWith("/") ? next : "/"; };
+  const done = () => { location.href = next || "/"; };
   return h("section", { class: "sign-in", "aria-label": "Sign in" },
     h("h1", {}, "Play Patrician by correspondence"),
     h("p", { class: "intro" }, "Build towers in the cities of Italy, one move a day or all at once. Pick a name to start."),
@@ -63,7 +89,6 @@ function signIn() {
         await takeLoginLink(link.value);
         done();
       } catch (error) {
-        forget();
         status(message, error.status === 401 ? "That login link is not valid." : refusalText(error), "error");
       }
     } },
@@ -145,8 +170,18 @@ function deviceLink(mine) {
     h("button", { type: "button", onclick: () => navigator.clipboard && navigator.clipboard.writeText(link) }, "Copy"));
 }
 
+function switchNotice(mine) {
+  if (!offered) return null;
+  if (offered.broken) return h("p", { class: "status error", role: "alert" }, "That login link does not work: you are still signed in as before.");
+  const other = offered;
+  return h("div", { class: "status info", role: "status" },
+    `That login link is for ${other.name}; you are signed in here as ${mine.name || "another player"}. `,
+    h("button", { type: "button", onclick: () => { saveSession(other); location.href = "/"; } }, `Switch to ${other.name}`),
+    " (keep your own login link first: a token is shown only once).");
+}
+
 async function lobby(mine) {
-  const message = h("div", { "aria-live": "assertive" });
+  const message = h("div", { "aria-live": "assertive" }, switchNotice(mine));
   const mineList = h("section", { class: "my-games", "aria-label": "Your games" }, h("h2", {}, "Your games"), h("p", { class: "hint" }, "Loading..."));
   const openList = h("section", { class: "open-games", "aria-label": "Open tables" }, h("h2", {}, "Open tables"));
   replace(main, h("h1", {}, "Lobby"), message, h("div", { class: "lobby" }, h("div", {}, mineList, openList), h("div", {}, newGameForm(message), deviceLink(mine))));
@@ -165,8 +200,12 @@ async function lobby(mine) {
 
 const mine = session();
 if (mine) {
-  if (next && next.startsWith("/")) location.href = next;
+  if (next) location.href = next;
   else await lobby(mine);
 } else {
   replace(main, signIn());
 }
+// A login link opened in the tab that shows the lobby changes only the fragment: read it.
+window.addEventListener("hashchange", () => {
+  if (/[#&](login|next)=/.test(location.hash)) location.reload();
+});

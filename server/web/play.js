@@ -13,11 +13,13 @@ import { follow } from "./live.js";
 import { joinPanel } from "./table.js";
 
 const gameId = decodeURIComponent(location.pathname.split("/")[2] || "");
+const path = encodeURIComponent(gameId);
 const main = frame("Game");
 const page = {
   base: null, // the board as the server has it
   shown: null, // the board drawn: the base, or the preview of the staged commands
   staged: [], // the commands staged for this turn, not sent yet
+  stagedOn: null, // the version they were staged on
   ended: false, // the last staged command turned up a card: confirm before staging more
   log: [], // [{version, event, text}] the events seen, in words
   cards: new Cards(null),
@@ -80,12 +82,12 @@ async function stage(command) {
   if (page.busy || page.ended || !deciding()) return;
   setBusy(true);
   const staged = [...page.staged, command];
+  const on = page.staged.length ? page.stagedOn : page.base.version;
   try {
-    const answer = await post(`/api/games/${gameId}/preview`, {
-      expected_version: page.base.version,
-      commands: staged,
-    });
+    const answer = await post(`/api/games/${path}/preview`, { expected_version: on, commands: staged });
+    if (page.base.version !== on) return; // the game moved on meanwhile: the staging is void
     page.staged = staged;
+    page.stagedOn = on;
     page.ended = answer.ends_batch || !answer.view || !answer.view.pending || answer.view.pending.seat !== viewer();
     if (answer.view) page.shown = answer.view;
     status(parts.message, "");
@@ -121,8 +123,9 @@ async function confirm() {
   setBusy(true);
   render();
   try {
-    await post(`/api/games/${gameId}/commands`, {
-      expected_version: page.base.version,
+    await post(`/api/games/${path}/commands`, {
+      // the version the turn was staged on: if the game moved on since, it is refused (409)
+      expected_version: page.stagedOn,
       command_id: newCommandId(),
       commands: page.staged,
     });
@@ -228,8 +231,8 @@ function render() {
   replace(parts.result, resultTable(page.base));
   replace(parts.table, joinPanel(page.base, gameId, refresh));
   replace(parts.links,
-    h("a", { href: `/games/${gameId}/replay` }, "Replay"), " \u00B7 ",
-    page.base.phase === "over" ? [h("a", { href: `/api/games/${gameId}/record`, download: `${gameId}.json` }, "Record"), " \u00B7 ", h("a", { href: `/audit#game=${gameId}` }, "Audit"), " \u00B7 "] : null,
+    h("a", { href: `/games/${path}/replay` }, "Replay"), " \u00B7 ",
+    page.base.phase === "over" ? [h("a", { href: `/api/games/${path}/record`, download: `${gameId}.json` }, "Record"), " \u00B7 ", h("a", { href: `/audit#game=${path}` }, "Audit"), " \u00B7 "] : null,
     h("a", { href: "/" }, "Lobby"));
   renderLog();
   const version = view.version;
@@ -267,8 +270,8 @@ async function refresh() {
     try {
       const after = page.log.length ? page.log[page.log.length - 1].version : 0;
       const [view, events] = await Promise.all([
-        get(`/api/games/${gameId}`),
-        get(`/api/games/${gameId}/events?after=${after}`),
+        get(`/api/games/${path}`),
+        get(`/api/games/${path}/events?after=${after}`),
       ]);
       if (!page.log.length) page.cards = new Cards(gameDataOf(events.events));
       for (const item of events.events) if (!page.log.length || item.version > page.log[page.log.length - 1].version) page.log.push(item);

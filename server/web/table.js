@@ -17,6 +17,7 @@ export function joinPanel(view, gameId, refresh) {
   const creator = mine && view.joined[0] === mine.player_id;
   const code = view.invite_code || inviteFromFragment();
   const message = h("div", { "aria-live": "polite" });
+  const game = encodeURIComponent(gameId);
   const act = async (path, body) => {
     try {
       await post(path, body);
@@ -26,16 +27,16 @@ export function joinPanel(view, gameId, refresh) {
       status(message, refusalText(error), "error");
     }
   };
-  const link = view.invite_code ? `${location.origin}/games/${encodeURIComponent(gameId)}#invite=${view.invite_code}` : null;
+  const link = view.invite_code ? `${location.origin}/games/${game}#invite=${view.invite_code}` : null;
   return h("section", { class: "waiting", "aria-label": "The table" },
     h("h2", {}, `The table: ${view.joined.length} of ${view.seats} seats taken`),
     h("ul", {}, view.names.map((name) => h("li", {}, name))),
     link ? h("p", {}, "Invite others with this link: ", h("input", { class: "invite", readonly: true, value: link, "aria-label": "Invite link", onfocus: (e) => e.target.select() }),
       " ", h("button", { type: "button", onclick: () => navigator.clipboard && navigator.clipboard.writeText(link) }, "Copy")) : null,
     !mine ? h("p", {}, h("a", { href: `/#next=${encodeURIComponent(location.pathname + location.hash)}` }, "Sign in"), " to take a seat.") : null,
-    mine && !seated && code ? h("button", { type: "button", class: "primary", onclick: () => act(`/api/games/${gameId}/join`, { invite_code: code }) }, "Join this table") : null,
+    mine && !seated && code ? h("button", { type: "button", class: "primary", onclick: () => act(`/api/games/${game}/join`, { invite_code: code }) }, "Join this table") : null,
     mine && !seated && !code ? h("p", {}, "You need the invite link of a player at this table to join.") : null,
-    seated && !creator ? h("button", { type: "button", onclick: () => act(`/api/games/${gameId}/leave`) }, "Leave the table") : null,
-    creator ? h("button", { type: "button", onclick: () => act(`/api/games/${gameId}/cancel`) }, "Call the game off") : null,
+    seated && !creator ? h("button", { type: "button", onclick: () => act(`/api/games/${game}/leave`) }, "Leave the table") : null,
+    creator ? h("button", { type: "button", onclick: () => act(`/api/games/${game}/cancel`) }, "Call the game off") : null,
     message);
 }

@@ -67,6 +67,7 @@ class Staging:
             view = answer["view"]
             assert (view is None) is answer["ends_batch"]
             if view is None:
+                assert answer["version"] is None, "nothing of what follows a reveal is told"
                 return staged, answers
             assert view["version"] == answer["version"]
             self.shown.append((seat, version, answer["version"], view))
@@ -91,7 +92,8 @@ class Staging:
             )
             self.table.note(seat, sent)
             done, expected = upto, answers[upto - 1]
-            assert sent["version"] == expected["version"], "the version the preview said"
+            if not expected["ends_batch"]:
+                assert sent["version"] == expected["version"], "the version the preview said"
             types = {item["event"]["type"] for item in sent["events"]}
             assert bool(types & REVEALING) is expected["ends_batch"], (types, expected)
             if expected["view"] is None:
@@ -110,6 +112,7 @@ class Staging:
 
 GAMES = [
     (2, "classic", (), 1),
+    (2, "towers", (), 6),  # the Architetto: what it does after a reveal hangs on hidden cards
     (3, "towers", ("trade_routes",), 2),
     (4, "towers", ("delegates",), 3),
     (5, "towers", ("trade_routes", "delegates"), 4),

@@ -115,6 +115,17 @@ def test_pages_carry_a_strict_content_security_policy_and_no_inline_script(
         assert " style=" not in answer.text and "<style" not in answer.text
     api = httpx.get(web_server.url + "/api/lobby")
     assert api.headers["x-content-type-options"] == "nosniff"
+    for refused in ("/static/0/x.js", "/api/games/gnothing", "/nowhere"):
+        error = httpx.get(web_server.url + refused)
+        assert error.status_code == 404
+        assert "script-src 'self'" in error.headers["content-security-policy"], refused
+        assert error.headers["x-frame-options"] == "DENY"
+    too_large = httpx.post(
+        web_server.url + "/api/players",
+        content=b"{" * 70_000,
+        headers={"Content-Type": "application/json"},
+    )
+    assert too_large.status_code == 413 and too_large.headers["x-content-type-options"] == "nosniff"
 
 
 def test_static_files_are_named_by_their_content_cached_for_good_and_gzipped(
@@ -153,3 +164,32 @@ def test_json_over_a_kibibyte_is_gzipped_for_a_client_that_takes_it(
     with httpx.stream("GET", stream, headers={"Accept-Encoding": "gzip"}) as events:
         assert events.headers["content-type"].startswith("text/event-stream")
         assert "content-encoding" not in events.headers
+
+
+@pytest.mark.parametrize("target", ["//example.org/x", "/\\example.org", "https://example.org/"])
+def test_a_sign_in_link_never_sends_a_player_off_the_site(
+    open_page: Callable[..., Watched], target: str
+) -> None:
+    page = open_page()
+    page.page.goto(f"/#next={target}")
+    page.page.get_by_label("Your name").fill("Ida")
+    page.page.get_by_role("button", name="Start playing").click()
+    page.page.get_by_role("heading", name="Lobby").wait_for()
+    assert page.page.url.startswith(page.base_url + "/"), page.page.url
+
+
+def test_a_login_link_never_replaces_a_session_unasked(
+    open_page: Callable[..., Watched], api: Api
+) -> None:
+    other = api.create_player("Otto")
+    page = open_page()
+    mine = page.sign_in("Ines")
+    page.allow("status of 401")  # the broken link's token, checked and refused
+    page.page.goto("/#login=bogus&player=bogus")
+    page.page.get_by_text("That login link does not work").wait_for()
+    kept = page.page.evaluate("JSON.parse(localStorage.getItem('patrician.session')).token")
+    assert kept == mine["token"], "a broken link changes nothing"
+    page.page.goto(f"/#login={other.token}&player={other.player_id}")
+    page.page.get_by_role("button", name="Switch to Otto").click()
+    page.page.get_by_text("Signed in as Otto").wait_for()
+    assert other.token not in page.page.url
