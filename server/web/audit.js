@@ -3,7 +3,7 @@
 // first that fails. The checks are the server's (`POST /api/audit`, the same as `patrician
 // audit`); the page sends the record and shows the answer.
 
-import { h, replace, status } from "./dom.js";
+import { h, replace, status, fragment } from "./dom.js";
 import { post, refusalText } from "./api.js";
 import { frame } from "./common.js";
 
@@ -68,8 +68,8 @@ replace(main,
     h("button", { type: "submit" }, "Audit this game")),
   message, result);
 
-const named = /[#&]game=([A-Za-z0-9_-]+)/.exec(location.hash);
+const named = fragment("game");
 if (named) {
-  game.value = named[1];
-  await auditGame(named[1]);
+  game.value = named;
+  await auditGame(named);
 }

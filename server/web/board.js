@@ -113,7 +113,7 @@ function optionsOf(view, city, legal, deciding) {
   return found;
 }
 
-function tower(view, city, site, x, options, onCommand, cards) {
+function tower(view, city, site, x, options, onCommand) {
   const group = s("g", { class: "tower", dataset: { site, floors: JSON.stringify(city.sites[site]) } });
   const bottom = TILE_H - 14;
   const height = Math.min(15, 126 / Math.max(city.capacity, 1));
@@ -167,7 +167,7 @@ function cityTile(view, city, at, choice, cards) {
     s("rect", { class: "progress-back", x: 10, y: 30, width: TILE_W - 20, height: 5, rx: 2 }),
     s("rect", { class: "progress", x: 10, y: 30, width: ((TILE_W - 20) * city.floors) / Math.max(city.capacity, 1), height: 5, rx: 2 }),
   );
-  tile.append(tower(view, city, 0, 10, options, onCommand, cards), tower(view, city, 1, 70, options, onCommand, cards));
+  tile.append(tower(view, city, 0, 10, options, onCommand), tower(view, city, 1, 70, options, onCommand));
 
   const card = s("g", { class: "face-up", dataset: { card: city.face_up ?? "" } });
   const cardBox = { x: 134, y: 46, width: 56, height: 78, rx: 5 };
@@ -301,4 +301,4 @@ export class BoardPicture {
   }
 }
 
-export { seatName, seatLabel };
+export { seatName };

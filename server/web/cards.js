@@ -5,7 +5,6 @@ export class Cards {
   constructor(gameData) {
     this.byId = new Map();
     for (const card of (gameData && gameData.cards) || []) this.byId.set(card.id, card);
-    this.cities = new Map(((gameData && gameData.cities) || []).map((c) => [c.name, c]));
     this.routes = gameData ? gameData.trade_routes : null;
   }
 

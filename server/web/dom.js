@@ -31,6 +31,18 @@ export function s(tag, attributes, ...children) {
   return fill(document.createElementNS(SVG, tag), attributes, children);
 }
 
+// A value of the address's fragment (`#invite=...&v=12`): what this client keeps out of
+// every URL a server sees. A broken escape counts as absent.
+export function fragment(name) {
+  const match = new RegExp(`(?:^|[#&])${name}=([^&]*)`).exec(location.hash);
+  if (!match) return null;
+  try {
+    return decodeURIComponent(match[1]);
+  } catch {
+    return null;
+  }
+}
+
 export function $(selector, root = document) {
   return root.querySelector(selector);
 }

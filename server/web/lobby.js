@@ -6,19 +6,9 @@
 // fragment to a server, so no log anywhere holds it; the page takes it, keeps it in
 // localStorage and wipes it from the address bar.
 
-import { h, replace, ago, until, status } from "./dom.js";
+import { h, replace, ago, until, status, fragment } from "./dom.js";
 import { get, post, session, saveSession, refusalText } from "./api.js";
 import { frame } from "./common.js";
-
-function fragment(name) {
-  const match = new RegExp(`(?:^|[#&])${name}=([^&]*)`).exec(location.hash);
-  if (!match) return null;
-  try {
-    return decodeURIComponent(match[1]);
-  } catch {
-    return null; // a broken escape: as if it were not there
-  }
-}
 
 // A login link's account, checked with its own token before anything is kept: a link that
 // does not work changes nothing, and one of another account never replaces yours unasked.

@@ -3,8 +3,8 @@
 // rules), undone step by step, and sent as one request when confirmed; other seats' moves
 // arriving live on the game's stream; what happened since your last turn, in words.
 
-import { h, $, replace, status } from "./dom.js";
-import { get, post, session, newCommandId, refusalText, ApiError } from "./api.js";
+import { h, replace, status } from "./dom.js";
+import { get, post, newCommandId, refusalText, ApiError } from "./api.js";
 import { frame } from "./common.js";
 import { Cards, gameDataOf } from "./cards.js";
 import { BoardPicture, sameCommand } from "./board.js";

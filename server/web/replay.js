@@ -8,7 +8,7 @@
 // The whole replay is one request (about 25 KB gzipped for a finished five-seat game); each
 // step is drawn from the view the server made for it, nothing is re-derived here.
 
-import { h, s, replace, status, SEAT_COLOURS } from "./dom.js";
+import { h, s, replace, status, fragment, SEAT_COLOURS } from "./dom.js";
 import { get, refusalText } from "./api.js";
 import { frame } from "./common.js";
 import { Cards, gameDataOf } from "./cards.js";
@@ -224,8 +224,8 @@ document.addEventListener("keydown", (event) => {
 });
 
 function versionFromHash() {
-  const match = /[#&]v=(\d+)/.exec(location.hash);
-  return match ? Number(match[1]) : null;
+  const version = fragment("v");
+  return version && /^\d+$/.test(version) ? Number(version) : null;
 }
 
 function indexOfVersion(version) {

@@ -2,20 +2,15 @@
 // on (the code travels in the link's fragment, which no server sees or logs), and joining,
 // leaving or calling the game off.
 
-import { h, status } from "./dom.js";
+import { h, status, fragment } from "./dom.js";
 import { post, session, refusalText } from "./api.js";
-
-function inviteFromFragment() {
-  const match = /(?:^|[#&])invite=([A-Za-z0-9_-]+)/.exec(location.hash);
-  return match ? match[1] : null;
-}
 
 export function joinPanel(view, gameId, refresh) {
   if (!view || view.phase !== "waiting") return null;
   const mine = session();
   const seated = mine && view.joined.includes(mine.player_id);
   const creator = mine && view.joined[0] === mine.player_id;
-  const code = view.invite_code || inviteFromFragment();
+  const code = view.invite_code || fragment("invite");
   const message = h("div", { "aria-live": "polite" });
   const game = encodeURIComponent(gameId);
   const act = async (path, body) => {

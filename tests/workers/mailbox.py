@@ -12,6 +12,7 @@ import ssl
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from email.message import EmailMessage
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -53,14 +54,24 @@ class Inbox:
     def of(self, to: str) -> list[EmailMessage]:
         return [r.message for r in self.received if r.to == to]
 
-    def wait(self, to: str, count: int, timeout: float = 20.0) -> list[EmailMessage]:
+    def wait(
+        self,
+        to: str,
+        count: int,
+        timeout: float = 20.0,
+        *,
+        which: Callable[[EmailMessage], bool] = lambda message: True,
+    ) -> list[EmailMessage]:
+        """The e-mails to `to` that `which` takes, once there are `count` of them."""
         deadline = time.monotonic() + timeout
         with self.changed:
-            while len(self.of(to)) < count:
+            while len(found := [m for m in self.of(to) if which(m)]) < count:
                 left = deadline - time.monotonic()
-                assert left > 0, f"{to}: {len(self.of(to))} of {count} e-mails came"
+                assert left > 0, f"{to}: {len(found)} of {count} e-mails came: " + ", ".join(
+                    str(m["Subject"]) for m in self.of(to)
+                )
                 self.changed.wait(left)
-            return self.of(to)
+            return found
 
 
 class Certificate(NamedTuple):

@@ -171,30 +171,28 @@ def _settle() -> None:
 
 
 def _turn_mails(box: Inbox, address: str) -> list[EmailMessage]:
-    return [m for m in box.of(address) if "Your turn" in m["Subject"]]
+    return [m for m in box.of(address) if _is_turn_mail(m)]
+
+
+def _is_turn_mail(message: EmailMessage) -> bool:
+    return "Your turn" in message["Subject"]
 
 
 def _wait_turn_mails(box: Inbox, address: str, count: int) -> list[EmailMessage]:
-    deadline = time.monotonic() + 20
-    with box.changed:
-        while len(found := _turn_mails(box, address)) < count:
-            assert time.monotonic() < deadline, [m["Subject"] for m in box.of(address)]
-            box.changed.wait(0.1)
-    return found
+    return box.wait(address, count, which=_is_turn_mail)
+
+
+def _is_digest(message: EmailMessage) -> bool:
+    return "await" in message["Subject"]
 
 
 def _digests(box: Inbox, address: str) -> list[EmailMessage]:
-    return [m for m in box.of(address) if "await" in m["Subject"]]
+    return [m for m in box.of(address) if _is_digest(m)]
 
 
 def _wait_digests(box: Inbox, address: str, count: int) -> list[EmailMessage]:
     """The digests of `address`, once there are `count`."""
-    deadline = time.monotonic() + 20
-    with box.changed:
-        while len(found := _digests(box, address)) < count:
-            assert time.monotonic() < deadline, [m["Subject"] for m in box.of(address)]
-            box.changed.wait(0.1)
-    return found
+    return box.wait(address, count, which=_is_digest)
 
 
 def _section(mail: str, heading: str) -> str:
