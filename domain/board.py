@@ -17,6 +17,9 @@ RULES_VERSION = 2
 2: secret events carry salts, players their names, and a table may be left or cancelled
 before it starts. A game is always re-decided by the version it was created with."""
 
+SUPPORTED_RULES_VERSIONS: tuple[int, ...] = (RULES_VERSION,)
+"""Every rules version this code decides (and audits): games keep the one they began with."""
+
 EDITIONS: tuple[Edition, ...] = ("towers", "classic")
 MODULES: tuple[Module, ...] = ("trade_routes", "delegates")
 HAND_SIZE = 3

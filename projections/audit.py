@@ -17,7 +17,7 @@ from collections.abc import Iterator, Sequence
 
 import msgspec
 
-from domain.board import RULES_VERSION
+from domain.board import SUPPORTED_RULES_VERSIONS
 from domain.errors import InvalidOptions
 from domain.events import (
     Event,
@@ -130,7 +130,7 @@ def _checks(record: Record) -> Iterator[Check]:
 
     log = _decoded(record)
     created = _options(record, log[0])
-    yield Check("options", True, f"rules version {RULES_VERSION}, as the first event says")
+    yield Check("options", True, f"rules version {created.rules_version}, as the first event says")
 
     seed = _seed(record, created)
     yield Check("seed", True, "SHA-256(server seed) equals the commitment made at creation")
@@ -170,11 +170,12 @@ def _decoded(record: Record) -> list[Event]:
 def _options(record: Record, created: Event) -> GameCreated:
     if not isinstance(created, GameCreated):
         raise Refusal("options", "events[0]: the log does not begin with the game's creation")
-    if created.rules_version != RULES_VERSION:
+    if created.rules_version not in SUPPORTED_RULES_VERSIONS:
+        known = ", ".join(map(str, SUPPORTED_RULES_VERSIONS))
         raise Refusal(
             "options",
-            f"rules version {created.rules_version}: this auditor re-decides rules version "
-            f"{RULES_VERSION} only",
+            f"rules version {created.rules_version}: this auditor re-decides rules versions "
+            f"{known} only",
         )
     if created.shuffle_algorithm != ALGORITHM:
         raise Refusal("options", f"shuffle {created.shuffle_algorithm!r} is not {ALGORITHM!r}")
