@@ -12,12 +12,18 @@ import msgspec
 from domain.events import Edition, GameCreated, Module
 from domain.gamedata import Delegates, GameData
 
-RULES_VERSION = 2
-"""The version of the rules and of the log they write, kept in every game (`game_created`).
+RULES_VERSION = 3
+"""The version of the rules and of the log they write, kept in every game (`game_created`),
+the one new games get. A game is decided for its whole life by the version it was created
+with (`Board.rules_version`), so an upgrade never changes a game in play (docs/rules-versions.md).
 2: secret events carry salts, players their names, and a table may be left or cancelled
-before it starts. A game is always re-decided by the version it was created with."""
+before it starts.
+3: R45 read as the rulebook writes it: a seat whose empty supply (R41) left no floor placed
+built in no city, so it may take any face-up card (R14) and no city is barred from its move
+(R15); and `city_scored` spells its bonus `trade_bonus`, as the final scores do (the version-2
+spelling `bonus` is kept in version-2 games' stored bytes, `domain.shapes`)."""
 
-SUPPORTED_RULES_VERSIONS: tuple[int, ...] = (RULES_VERSION,)
+SUPPORTED_RULES_VERSIONS: tuple[int, ...] = (2, RULES_VERSION)
 """Every rules version this code decides (and audits): games keep the one they began with."""
 
 EDITIONS: tuple[Edition, ...] = ("towers", "classic")
@@ -36,6 +42,9 @@ class CardInfo(msgspec.Struct, frozen=True, gc=False):
 
 
 class Board(msgspec.Struct, frozen=True, gc=False):
+    rules_version: int
+    """The rules version the game was created with (`game_created`): `decide` and
+    `legal_commands` ask it where versions differ, `evolve` never does."""
     edition: Edition
     seats: int
     modules: tuple[Module, ...]
@@ -63,8 +72,15 @@ class Board(msgspec.Struct, frozen=True, gc=False):
     def trade_routes(self) -> bool:
         return "trade_routes" in self.modules
 
+    @property
+    def r41_builds_nowhere(self) -> bool:
+        """R45 from version 3: a seat whose empty supply (R41) left no floor placed this turn
+        built in no city (in version 2 it built in its played card's city all the same)."""
+        return self.rules_version >= 3
+
 
 EMPTY_BOARD = Board(
+    rules_version=RULES_VERSION,
     edition="towers",
     seats=0,
     modules=(),
@@ -116,6 +132,7 @@ def build_board(created: GameCreated) -> Board:
     trade = "trade_routes" in created.modules
     pairs = data.trade_routes.ten_city_board if five else data.trade_routes.nine_city_board
     return Board(
+        rules_version=created.rules_version,
         edition=created.edition,
         seats=created.seats,
         modules=created.modules,

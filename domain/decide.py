@@ -84,7 +84,7 @@ def decide(state: State, seat: int, command: Command) -> tuple[list[Event], Stat
             run.emit(CardPlayed(seat, card))
             _proceed(run, "play")
         case PlaceFloor(site=site):
-            city = _built_city(run.state)
+            city = _played_city(run.state)
             run.emit(FloorPlaced(seat, state.board.cities[city], site))
             _score_if_full(run, city)
             _proceed(run, "play")
@@ -154,7 +154,7 @@ _REVEALING = (CardRevealed, ArchitettoRevealed)
 # --- the sequence of steps ----------------------------------------------------------------
 
 
-def _built_city(state: State) -> int:
+def _played_city(state: State) -> int:
     return state.played_card().city
 
 

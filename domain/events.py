@@ -11,9 +11,10 @@ In events a "seat" may be the Architetto, whose number is the seat count (R22).
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Literal, final
+from typing import Annotated, Literal, final
 
 import msgspec
+from msgspec.structs import force_setattr
 
 from domain.commands import Side, Site
 from domain.gamedata import GameData
@@ -152,17 +153,46 @@ class FloorPlaced(_Event, tag="floor_placed", frozen=True):
     site: Site
 
 
+_LEGACY_BONUS = (
+    "Read only: rules version 2's spelling of trade_bonus, found in the stored events of "
+    "version-2 games (docs/rules-versions.md); never sent, and taken as trade_bonus when read."
+)
+
+
 @final
 class CityScored(_Event, tag="city_scored", frozen=True):
     """R13, R32: the taller tower's winner took the high token, the shorter's the low one;
-    each of them also gained `bonus` from the trade routes pointing to the city."""
+    each of them also gained `trade_bonus` from the trade routes pointing to the city
+    (spelled `bonus` in the stored events of rules version 2: docs/rules-versions.md)."""
 
     city: str
     high_seat: int
     high_token: int
     low_seat: int
     low_token: int
-    bonus: int = 0
+    trade_bonus: int = 0
+    bonus: Annotated[int, msgspec.Meta(description=_LEGACY_BONUS)] | msgspec.UnsetType = (
+        msgspec.UNSET
+    )
+
+    def __post_init__(self) -> None:
+        """The upcaster of the one field rules version 3 renamed: `bonus` -> `trade_bonus`.
+
+        Why: one name means one thing, and the final scores already call this concept
+        `SeatScore.trade_bonus`. But the events a version-2 game stored keep their bytes for
+        good (they are hashed into its chain and audited byte for byte, and the game may still
+        be in play: `domain.shapes.stored_bytes` writes them), so the old spelling must still
+        be read. When `bonus` was decoded (or given), it moves into `trade_bonus` and is reset
+        to UNSET, which msgspec never encodes. msgspec calls this on every construction, JSON
+        decode and `msgspec.convert`, so no code anywhere meets the old shape: an event read
+        from version-2 bytes equals the one decided today, and is served as `trade_bonus`."""
+        legacy = self.bonus
+        if legacy is msgspec.UNSET:
+            return
+        if self.trade_bonus not in (0, legacy):
+            raise ValueError("city_scored names two different bonuses (bonus, trade_bonus)")
+        force_setattr(self, "trade_bonus", legacy)
+        force_setattr(self, "bonus", msgspec.UNSET)
 
 
 @final
@@ -293,3 +323,5 @@ def decode_events(datas: Iterable[bytes]) -> list[Event]:
 
 
 encoder = msgspec.json.Encoder()
+"""The current shape of events, as served (events, streams, replays). The bytes a game
+stores are `domain.shapes.stored_bytes`, in the shape of the game's rules version."""

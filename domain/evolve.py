@@ -112,7 +112,7 @@ def evolve(state: State, event: Event) -> State:
         )
     if type(event) is CityScored:
         c = state.board.city_index[event.city]
-        high, low, bonus = event.high_seat, event.low_seat, event.bonus
+        high, low, bonus = event.high_seat, event.low_seat, event.trade_bonus
         points = state.bonus
         if bonus:
             points = _put(points, high, points[high] + bonus)

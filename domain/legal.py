@@ -35,20 +35,34 @@ def place_sites(state: State, city: int) -> tuple[PlaceFloor, ...]:
     return _PLACE
 
 
+def built_city(state: State) -> int | None:
+    """R45: the city the active seat built in this turn, for R14 and R15: its played card's
+    city, or, from rules version 3 (`Board.r41_builds_nowhere`), none where its empty supply
+    (R41) left no floor placed. That case is exactly "no floor placed this turn
+    (`State.placed`) and none left in supply": a seat that placed its last floor this turn
+    built in the card's city, and one with floors left that placed none met a full city."""
+    card = state.played_card()
+    if state.board.r41_builds_nowhere and state.placed == 0 and state.supply[state.active] == 0:
+        return None
+    return card.city
+
+
 def take_cities(state: State) -> list[TakeCard]:
-    """R14: the built city's face-up card, or any face-up card if it has none or the played
-    card shows "take any"."""
+    """R14: the built city's face-up card, or any face-up card if it has none, if the played
+    card shows "take any", or if the seat built in no city (R45, version 3)."""
     card = state.played_card()
     names = state.board.cities
-    if not card.take_any and state.face_up[card.city] is not None:
-        return [TakeCard(names[card.city])]
+    built = built_city(state)
+    if not card.take_any and built is not None and state.face_up[built] is not None:
+        return [TakeCard(names[built])]
     return [TakeCard(names[city]) for city, up in enumerate(state.face_up) if up is not None]
 
 
 def moves(state: State) -> list[MoveFloor]:
-    """R15, R46: in an unscored city other than the one built in, where the seat owns a
-    floor, the top floor of a non-empty site."""
-    built = state.played_card().city
+    """R15, R46: in an unscored city other than the one built in (R45: none excluded where
+    the seat built in no city), where the seat owns a floor, the top floor of a non-empty
+    site."""
+    built = built_city(state)
     seat = state.active
     towers = state.towers
     options = []

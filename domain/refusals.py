@@ -19,7 +19,7 @@ from domain.commands import (
     TakeCard,
 )
 from domain.errors import IllegalCommand
-from domain.legal import place_sites, take_cities
+from domain.legal import built_city, place_sites, take_cities
 from domain.state import State
 
 _STEP_OF: dict[type, str] = {
@@ -64,19 +64,20 @@ def why_refused(state: State, command: Command) -> IllegalCommand:
                 return _unknown_city(board, name)
             if state.face_up[city] is None:
                 return IllegalCommand("no_face_up_card", "R14", f"{name} has no face-up card")
-            built = board.cities[state.played_card().city]
+            built = built_city(state)
             allowed = ", ".join(option.city for option in take_cities(state))
-            if TakeCard(name) not in take_cities(state):
+            if built is not None and TakeCard(name) not in take_cities(state):
                 return IllegalCommand(
                     "must_take_built_city",
                     "R14",
-                    f"take the face-up card of {built}, the city you built in (allowed: {allowed})",
+                    f"take the face-up card of {board.cities[built]}, the city you built in "
+                    f"(allowed: {allowed})",
                 )
         case MoveFloor(city=name, from_site=site):
             city = board.city_index.get(name)
             if city is None:
                 return _unknown_city(board, name)
-            if city == state.played_card().city:
+            if city == built_city(state):
                 return IllegalCommand(
                     "move_in_built_city", "R15", f"you built in {name} this turn; move elsewhere"
                 )

@@ -55,7 +55,7 @@ def city_scoring(state: State, city: int) -> CityScored:
         high_token=high,
         low_seat=tower_winner(shorter),
         low_token=low,
-        bonus=trade_bonus(state, city),
+        trade_bonus=trade_bonus(state, city),
     )
 
 

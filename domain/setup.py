@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from domain import shuffle
-from domain.board import EDITIONS, HAND_SIZE, MODULES, RULES_VERSION
+from domain.board import EDITIONS, HAND_SIZE, MODULES, RULES_VERSION, SUPPORTED_RULES_VERSIONS
 from domain.errors import IllegalCommand, InvalidOptions
 from domain.events import (
     ArchitettoCardsSetAside,
@@ -72,6 +72,18 @@ def check_options(
     return edition if edition == "towers" else "classic", ordered
 
 
+def _check_rules_version(rules_version: int) -> None:
+    if (
+        isinstance(rules_version, bool)
+        or not isinstance(rules_version, int)
+        or rules_version not in SUPPORTED_RULES_VERSIONS
+    ):
+        known = ", ".join(map(str, SUPPORTED_RULES_VERSIONS))
+        raise InvalidOptions(
+            "rules_version", f"{rules_version!r} is not a rules version this server plays ({known})"
+        )
+
+
 def _check_entropy(entropy: str) -> None:
     if len(entropy) > MAX_ENTROPY:
         raise InvalidOptions("entropy", f"at most {MAX_ENTROPY} characters")
@@ -87,8 +99,12 @@ def create_game(
     player: str,
     entropy: str = "",
     name: str = "Player",
+    rules_version: int = RULES_VERSION,
 ) -> list[Event]:
-    """The first events of a game: its options and seed commitment, and the creator's seat."""
+    """The first events of a game: its options and seed commitment, and the creator's seat.
+    New games get the current `rules_version`; an older supported one is for re-deciding a
+    game created with it (the audit) and for tests of games that began before an upgrade."""
+    _check_rules_version(rules_version)
     checked_edition, checked_modules = check_options(edition, seats, modules, game_data)
     _check_entropy(entropy)
     check_name(name)
@@ -96,7 +112,7 @@ def create_game(
         raise InvalidOptions("server_seed", f"at least {MIN_SEED_BYTES} bytes of secret")
     return [
         GameCreated(
-            rules_version=RULES_VERSION,
+            rules_version=rules_version,
             edition=checked_edition,
             seats=seats,
             modules=checked_modules,
@@ -188,8 +204,10 @@ def new_game(
     game_data: GameData,
     server_seed: bytes,
     entropies: Sequence[str] = (),
+    rules_version: int = RULES_VERSION,
 ) -> list[Event]:
-    """A whole started game's opening log, with players named "player-1".. (for simulations)."""
+    """A whole started game's opening log, with players named "player-1".. (for simulations),
+    by the current rules unless `rules_version` names an older supported one."""
     entropy = [*entropies, *[""] * seats][:seats]
     log = create_game(
         edition=edition,
@@ -200,6 +218,7 @@ def new_game(
         player="player-1",
         entropy=entropy[0],
         name="Player 1",
+        rules_version=rules_version,
     )
     state = fold(log)
     for number in range(2, seats + 1):

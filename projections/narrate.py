@@ -117,7 +117,7 @@ def narrate(board: Board, event: Event) -> str | None:
         case FloorPlaced(seat=seat, city=city, site=site):
             return f"{who(board, seat)} builds a floor in {city}, site {site}."
         case CityScored():
-            bonus = f" (trade bonus {event.bonus:+d} each)" if event.bonus else ""
+            bonus = f" (trade bonus {event.trade_bonus:+d} each)" if event.trade_bonus else ""
             return (
                 f"{event.city} is scored: {who(board, event.high_seat)} takes "
                 f"{event.high_token}, {who(board, event.low_seat)} takes {event.low_token}{bonus}."

@@ -1,5 +1,6 @@
 """The heart of the offline audit: every append of a record decided again from nothing, by
-the rules the game was created with, and the first event that differs told in words.
+the rules the game was created with (its `game_created.rules_version`, which also says the
+shape its events were stored in), and the first event that differs told in words.
 """
 
 from __future__ import annotations
@@ -11,18 +12,22 @@ import msgspec
 from domain.board import Board
 from domain.decide import canonical, decide_all
 from domain.errors import CommandRefused, IllegalCommand, InvalidOptions
-from domain.events import Event, GameCreated, SeatJoined, encoder, event_decoder
+from domain.events import Event, GameCreated, SeatJoined, event_decoder
 from domain.evolve import fold
 from domain.setup import cancel_game, create_game, join_game, leave_game
+from domain.shapes import stored_bytes
 from domain.state import NEW_GAME, State
 from projections.checks import Refusal
 from projections.narrate import describe_command, narrate
 from projections.record import Record, RecordCommand
 
 
-def redecide(record: Record, log: Sequence[Event], seed: bytes) -> State:
+def redecide(
+    record: Record, log: Sequence[Event], seed: bytes, *, to_the_end: bool = True
+) -> State:
     """Decide every append again from nothing, each one's events equal to the logged ones
-    byte for byte."""
+    byte for byte; `to_the_end`, the log must end the game (else a game in play is taken,
+    as `patrician check-rules` reads the games of a store)."""
     datas = [entry.data.encode() for entry in record.events]
     state = NEW_GAME
     board = fold(log[:1]).board  # the first event is the creation (`_options`)
@@ -57,11 +62,18 @@ def redecide(record: Record, log: Sequence[Event], seed: bytes) -> State:
             ) from None
         except (IllegalCommand, InvalidOptions) as error:
             raise Refusal("commands", f"{where} ({batch.kind}): refused: {error}") from None
-        _same_events(board, decided, datas[batch.first_version - 1 : batch.last_version], batch)
+        _same_events(
+            board, decided, datas[batch.first_version - 1 : batch.last_version], batch, where
+        )
         state = fold(decided, state)
     if state.version != len(log):
-        raise Refusal("commands", f"the commands explain {state.version} of {len(log)} events")
-    if not state.finished:
+        raise Refusal(
+            "commands",
+            f"commands[{len(record.commands) - 1}]: the commands end at version {state.version}"
+            f", the log at {len(log)}: no append explains versions {state.version + 1}-"
+            f"{len(log)}",
+        )
+    if to_the_end and not state.finished:
         raise Refusal("commands", "the log does not end the game")
     return state
 
@@ -96,6 +108,7 @@ def _decide(
             player=batch.player_id,
             entropy=joined.entropy,
             name=joined.name,
+            rules_version=created.rules_version,
         )
     if batch.kind == "leave":
         return leave_game(state, batch.player_id)
@@ -114,12 +127,17 @@ def _decide(
 
 
 def _same_events(
-    board: Board, decided: Sequence[Event], logged: Sequence[bytes], batch: RecordCommand
+    board: Board,
+    decided: Sequence[Event],
+    logged: Sequence[bytes],
+    batch: RecordCommand,
+    where: str,
 ) -> None:
     """The decided events must be the logged ones byte for byte (the stored text, not a
     decoding of it); the first that differs is told as the record tells it and as the rules
-    decide it, in words where the words differ, else as the texts."""
-    ours = [encoder.encode(event) for event in decided]
+    decide it, in words where the words differ, else as the texts. The decided events are
+    encoded in the shape of the game's rules version, as the command path stored them."""
+    ours = [stored_bytes(event, board.rules_version) for event in decided]
     for k in range(max(len(ours), len(logged))):
         mine = ours[k] if k < len(ours) else None
         theirs = logged[k] if k < len(logged) else None
@@ -131,7 +149,8 @@ def _same_events(
             said, ruled = _text(theirs), _text(mine)
         raise Refusal(
             "commands",
-            f"version {batch.first_version + k}: the record says {said}, the rules {ruled}",
+            f"version {batch.first_version + k} ({where}): the record says {said}, the rules "
+            f"{ruled}",
         )
 
 

@@ -24,8 +24,9 @@ from cachetools import LRUCache
 from domain.commands import Command
 from domain.decide import canonical, decide_all
 from domain.errors import CommandRefused, IllegalCommand
-from domain.events import Event, encoder
+from domain.events import Event
 from domain.gamedata import GameData
+from domain.shapes import stored_bytes
 from domain.state import State
 from store import appending, streams
 from store.appending import digest
@@ -40,7 +41,7 @@ from store.handovers import handed_over_op
 from store.loading import SnapshotPolicy, snapshot_if_due_op
 from store.protocol import Op
 from store.reads import current_op, events_op
-from store.records import AppendMeta, AppendResult
+from store.records import AppendMeta, AppendResult, meta_decoder
 
 _commands_encoder = msgspec.json.Encoder()
 
@@ -57,6 +58,10 @@ class Outcome(msgspec.Struct, frozen=True):
     repeated: bool = False
     seat: int | None = None
     """The seat the commands were decided for (the caller answers that seat)."""
+    head_hash: str = ""
+    """The chain hash of `last_version`: what a receipt of this append signs."""
+    time: str = ""
+    """When the append was accepted (its metadata's time, also when told again)."""
 
 
 _meta_encoder = msgspec.json.Encoder()
@@ -110,26 +115,43 @@ def append_op(
     request: str,
 ) -> Op[Outcome]:
     """Append the events decided on `state` (leading to `after`); on success cache the new
-    state and snapshot when due."""
+    state and snapshot when due. The events are stored in the shape of the game's own rules
+    version (`after.board`, which a creation's `state` does not have yet)."""
     result: AppendResult = yield from appending.append(
         path.context,
         game_id,
         state.version,
-        [encoder.encode(event) for event in events],
+        [stored_bytes(event, after.board.rules_version) for event in events],
         command_id,
         _meta_encoder.encode(meta),
         request_digest=request,
     )
     path.cache.put(game_id, after)
     yield from snapshot_if_due_op(path.context, game_id, result, after, path.snapshots)
-    return Outcome(result.first_version, result.last_version, tuple(events), after)
+    return Outcome(
+        result.first_version,
+        result.last_version,
+        tuple(events),
+        after,
+        head_hash=result.head_hash,
+        time=meta.time,
+    )
 
 
 def first_result_op(path: CommandPath, game_id: str, result: AppendResult) -> Op[Outcome]:
     """An earlier append of this command id, told again."""
     events = yield from events_op(path, game_id, result.first_version, result.last_version)
     state = yield from current_op(path, game_id)
-    return Outcome(result.first_version, result.last_version, events, state, repeated=True)
+    meta = yield from streams.metadata_at(path.context, game_id, result.first_version)
+    return Outcome(
+        result.first_version,
+        result.last_version,
+        events,
+        state,
+        repeated=True,
+        head_hash=result.head_hash,
+        time=meta_decoder.decode(meta).time if meta else "",
+    )
 
 
 def player_command_id(player: str, command_id: str) -> str:

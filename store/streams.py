@@ -121,6 +121,14 @@ def command_record(
     return AppendResult(int(first), int(last), hash_hex.decode()), digest.decode()
 
 
+def metadata_at(ctx: Context, game_id: str, first_version: int) -> Op[bytes]:
+    """The metadata of the append that began at `first_version` (b"" if none began there)."""
+    key = ctx.keys.game(game_id).events
+    at = entry_id(first_version)
+    entries = yield Call("xrange", (key, at, at))
+    return bytes(entries[0][1].get(b"m", b"")) if entries else b""
+
+
 def last_batch(ctx: Context, game_id: str) -> Op[Batch | None]:
     """The game's last append, read from the end of the stream: its first entry is the last
     one that carries a command id (a batch is rarely longer than a few dozen events)."""

@@ -9,6 +9,7 @@ import hashlib
 import hmac
 from collections.abc import Callable, Sequence
 
+from domain.board import RULES_VERSION
 from domain.events import Event
 from domain.evolve import fold
 from domain.setup import cancel_game, create_game, join_game, leave_game
@@ -44,9 +45,12 @@ def create_op(
     server_seed: bytes,
     now: str,
     beside: Sequence[Call] = (),
+    rules_version: int = RULES_VERSION,
 ) -> Op[Outcome]:
     """Create a game with its creator in the first seat; raises `InvalidOptions`. Creating
-    it again (the same id: a retried request) answers the first creation.
+    it again (the same id: a retried request) answers the first creation. The server creates
+    every game by the current rules; `rules_version` makes a game of an older supported
+    version, as one created before an upgrade (its events are stored in that version's shape).
 
     `beside` are the writes kept beside the game's log: its listings (the lobby, the
     creator's games) and its clock. They are made after every check and before the append:
@@ -63,6 +67,7 @@ def create_op(
         player=player,
         entropy=entropy,
         name=name,
+        rules_version=rules_version,
     )
     yield from _each(beside)
     try:

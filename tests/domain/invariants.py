@@ -4,7 +4,8 @@ Used by the playout tests. Every step checks: floors and cards conserved, no cit
 capacity, a city scored exactly when full and only once, markers conserved, the Architetto
 holding no hand, `legal_commands` non-empty for the seat that decides (and empty for the
 others), every listed command accepted and sampled unlisted ones refused with the state
-unchanged, the log folded from its JSON equal to the state played step by step, and no view
+unchanged, the log folded from its stored bytes (the shape of the game's rules version,
+read back through the upcaster) equal to the state played step by step, and no view
 or redacted event showing a seat a card that is secret to it (R42). At the end: the final
 score is the sum of its parts, `final_scores` agrees, and the revealed seed re-derives the deal.
 """
@@ -18,7 +19,7 @@ from collections.abc import Sequence
 import msgspec
 import pytest
 
-from domain.board import Board
+from domain.board import RULES_VERSION, Board
 from domain.commands import (
     ChooseArchitettoSite,
     Command,
@@ -40,8 +41,8 @@ from domain.events import (
     GameStarted,
     HandDealt,
     SeedRevealed,
+    decode_events,
     encoder,
-    events_decoder,
 )
 from domain.evolve import fold
 from domain.gamedata import GameData
@@ -49,6 +50,7 @@ from domain.legal import legal_commands
 from domain.playout import pick
 from domain.scoring import final_scores
 from domain.setup import deal, new_game
+from domain.shapes import stored_bytes
 from domain.state import State
 from domain.view import redact, view
 
@@ -195,8 +197,10 @@ def play_checked(
     edition: str,
     modules: Sequence[str],
     every_viewer: bool = True,
+    rules_version: int = RULES_VERSION,
 ) -> tuple[State, list[Event]]:
-    """One random legal game with every invariant checked after every decision.
+    """One random legal game, by the rules of `rules_version`, with every invariant checked
+    after every decision.
 
     With `every_viewer`, every seat's and a spectator's view and events are searched for
     secrets after every decision; otherwise one viewer drawn at random per decision (the
@@ -209,12 +213,18 @@ def play_checked(
         game_data=data,
         server_seed=rng.randbytes(32),
         entropies=[f"{rng.getrandbits(32):08x}" for _ in range(seats)],
+        rules_version=rules_version,
     )
     state = fold(log)
     checker = Checker(state)
     checker.note(log)
     checker.check_state(state)
-    folded = fold(events_decoder.decode(encoder.encode(log)))
+    assert state.board.rules_version == rules_version
+
+    def stored(events: Sequence[Event]) -> list[Event]:
+        return decode_events(stored_bytes(event, rules_version) for event in events)
+
+    folded = fold(stored(log))
     assert folded == state
     while state.pending is not None:
         legal = checker.check_decisions(state, rng)
@@ -225,7 +235,7 @@ def play_checked(
         checker.check_state(state)
         viewers: list[int | None] = [*range(seats), None]
         checker.check_secrets(state, events, viewers if every_viewer else [rng.choice(viewers)])
-        folded = fold(events_decoder.decode(encoder.encode(events)), folded)
+        folded = fold(stored(events), folded)
         assert folded == state, "the folded log equals the state played step by step"
     checker.check_end(state, log)
     return state, log

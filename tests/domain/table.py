@@ -17,7 +17,7 @@ from typing import TypeVar
 import pytest
 from msgspec.structs import replace
 
-from domain.board import Board
+from domain.board import RULES_VERSION, Board
 from domain.commands import Command
 from domain.decide import decide
 from domain.errors import IllegalCommand
@@ -39,8 +39,11 @@ def started(
     modules: Sequence[str] = (),
     data: GameData | None = None,
     seed: bytes = SEED,
+    *,
+    rules_version: int = RULES_VERSION,
 ) -> State:
-    """A game just dealt from `seed`: seat 0 is to play a card."""
+    """A game just dealt from `seed` by the rules of `rules_version`: seat 0 is to play a
+    card."""
     return fold(
         new_game(
             edition=edition,
@@ -48,6 +51,7 @@ def started(
             modules=modules,
             game_data=data or _DATA,
             server_seed=seed,
+            rules_version=rules_version,
         )
     )
 
@@ -69,14 +73,15 @@ def table(
     supply: Mapping[int, int] | None = None,
     markers: Sequence[tuple[int, str, str, str]] = (),
     active: int = 0,
+    rules_version: int = RULES_VERSION,
 ) -> State:
-    """A started game arranged as given; `active` is to play a card.
+    """A started game (of `rules_version`) arranged as given; `active` is to play a card.
 
     Cards named anywhere are taken out of wherever the deal put them, so that every card
     still lies in exactly one place. Floors placed by `towers` come out of the builders'
     supply unless `supply` says otherwise.
     """
-    state = started(seats, edition, modules, data)
+    state = started(seats, edition, modules, data, rules_version=rules_version)
     board = state.board
     named: set[str] = set()
     for cards in (hands or {}).values():

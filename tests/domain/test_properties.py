@@ -6,6 +6,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from domain.board import SUPPORTED_RULES_VERSIONS
 from domain.decide import decide
 from domain.errors import IllegalCommand
 from domain.evolve import fold
@@ -25,14 +26,32 @@ OPTIONS = st.sampled_from(
     ]
 )
 
+VERSIONS = st.sampled_from(SUPPORTED_RULES_VERSIONS)
+"""Every rules version still played: `legal_commands` and `decide` agree under each."""
+
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(options=OPTIONS, seed=st.binary(min_size=32, max_size=32), choices=st.data())
+@given(
+    options=OPTIONS,
+    rules_version=VERSIONS,
+    seed=st.binary(min_size=32, max_size=32),
+    choices=st.data(),
+)
 def test_any_sequence_of_legal_choices_keeps_every_invariant(
-    options: tuple[str, int, tuple[str, ...]], seed: bytes, choices: st.DataObject
+    options: tuple[str, int, tuple[str, ...]],
+    rules_version: int,
+    seed: bytes,
+    choices: st.DataObject,
 ) -> None:
     edition, seats, modules = options
-    log = new_game(edition=edition, seats=seats, modules=modules, game_data=DATA, server_seed=seed)
+    log = new_game(
+        edition=edition,
+        seats=seats,
+        modules=modules,
+        game_data=DATA,
+        server_seed=seed,
+        rules_version=rules_version,
+    )
     state = fold(log)
     checker = Checker(state)
     checker.note(log)
@@ -53,9 +72,10 @@ def test_any_sequence_of_legal_choices_keeps_every_invariant(
     steps=st.integers(0, 120),
     pick=st.integers(0, 10_000),
     seat=st.integers(-1, 5),
+    rules_version=VERSIONS,
 )
 def test_a_command_is_accepted_exactly_when_it_is_listed(
-    seed: bytes, steps: int, pick: int, seat: int
+    seed: bytes, steps: int, pick: int, seat: int, rules_version: int
 ) -> None:
     state = fold(
         new_game(
@@ -64,6 +84,7 @@ def test_a_command_is_accepted_exactly_when_it_is_listed(
             modules=("trade_routes",),
             game_data=DATA,
             server_seed=seed,
+            rules_version=rules_version,
         )
     )
     for _ in range(steps):

@@ -249,7 +249,7 @@ def test_r31_the_second_marker_is_the_last() -> None:
 
 def test_r32_a_trader_pays_each_tower_winner_a_bonus_point() -> None:
     events, after = completing_milano([(2, "Milano", "Verona", "trader")])
-    assert of_type(events, CityScored) == [CityScored("Milano", 0, 7, 1, 4, bonus=1)]
+    assert of_type(events, CityScored) == [CityScored("Milano", 0, 7, 1, 4, trade_bonus=1)]
     assert after.bonus == (1, 1, 0)
     assert [seat.trade_bonus for seat in view(after, None).players] == [1, 1, 0]
 
@@ -259,7 +259,7 @@ def test_r32_two_bandits_cost_each_tower_winner_two() -> None:
         [(1, "Milano", "Verona", "bandit"), (2, "Milano", "Parma", "bandit")]
     )
     (scored,) = of_type(events, CityScored)
-    assert scored.bonus == -2
+    assert scored.trade_bonus == -2
     assert after.bonus == (-2, -2, 0)
 
 
@@ -268,7 +268,7 @@ def test_r32_one_trader_and_one_bandit_give_nothing() -> None:
         [(1, "Milano", "Verona", "trader"), (2, "Milano", "Parma", "bandit")]
     )
     (scored,) = of_type(events, CityScored)
-    assert scored.bonus == 0
+    assert scored.trade_bonus == 0
     assert after.bonus == (0, 0, 0)
 
 
@@ -281,7 +281,7 @@ def test_r32_two_traders_pay_each_tower_winner_two() -> None:
 
 def test_r32_markers_pointing_elsewhere_do_nothing() -> None:
     events, after = completing_milano([(1, "Parma", "Verona", "trader")])
-    assert of_type(events, CityScored)[0].bonus == 0
+    assert of_type(events, CityScored)[0].trade_bonus == 0
     assert after.bonus == (0, 0, 0)
 
 
@@ -338,7 +338,7 @@ def test_r47_a_seat_winning_both_towers_is_paid_twice() -> None:
     events, after = completing_milano(
         [(1, "Milano", "Verona", "trader")], milano=((0, 0, 0), (1, 0, 0))
     )
-    assert of_type(events, CityScored) == [CityScored("Milano", 0, 7, 0, 4, bonus=1)]
+    assert of_type(events, CityScored) == [CityScored("Milano", 0, 7, 0, 4, trade_bonus=1)]
     assert after.bonus == (2, 0, 0)
 
 
@@ -376,7 +376,7 @@ def test_r47_a_marker_placed_this_turn_counts_for_a_city_the_architetto_complete
     _, after = act(state, 1, PlayCard("SIE-3"), PlaceFloor(0))
     assert after.pending == StepStarted(1, "trade_route")
     events, after = act(after, 1, PlaceTradeRoute(("Milano", "Verona"), "trader"))
-    assert of_type(events, CityScored) == [CityScored("Verona", 0, 5, 2, 2, bonus=1)]
+    assert of_type(events, CityScored) == [CityScored("Verona", 0, 5, 2, 2, trade_bonus=1)]
     assert after.phase == "over"
     assert after.result is not None
     assert [score.trade_bonus for score in after.result.scores] == [1, 0, 1]
@@ -387,7 +387,7 @@ def test_r47_the_architetto_is_paid_too() -> None:
     events, after = completing_milano(
         [(1, "Milano", "Verona", "trader")], milano=((0, 0, 0), (2, 2, 1)), seats=2
     )
-    assert of_type(events, CityScored) == [CityScored("Milano", 0, 7, 2, 4, bonus=1)]
+    assert of_type(events, CityScored) == [CityScored("Milano", 0, 7, 2, 4, trade_bonus=1)]
     assert after.bonus == (1, 0, 1)
     seen = view(after, 0).architetto
     assert seen is not None and seen.trade_bonus == 1

@@ -553,19 +553,40 @@ def test_r44_a_step_with_no_option_passes_without_a_command() -> None:
 # --- R45 the city built in ----------------------------------------------------------------
 
 
-def test_r45_the_city_built_in_is_the_played_cards_city_even_with_no_floor_placed() -> None:
+def test_r45_a_seat_whose_empty_supply_left_no_floor_placed_built_in_no_city() -> None:
+    # Rules version 3 (docs/rules-versions.md; version 2 is in test_rules_versions.py): R14
+    # offers every face-up card, and R15 bars no city, Milano included.
     state = table(
         3,
         hands={0: ["MIL-3", "ROM-7"]},
+        clear_face_up=True,
         face_up={"Milano": "SIE-1", "Roma": "ROM-1"},
         towers={"Milano": ((0,), (1,)), "Roma": ((0,), ())},
         supply={0: 0},
     )
     _, after = act(state, 0, PlayCard("MIL-3"))
+    assert legal_commands(after, 0) == [TakeCard("Milano"), TakeCard("Roma")]
+    _, after = act(after, 0, TakeCard("Roma"))
+    assert legal_commands(after, 0) == [
+        MoveFloor("Milano", 0),
+        MoveFloor("Milano", 1),
+        MoveFloor("Roma", 0),
+        Skip(),
+    ]
+
+
+def test_r45_a_seat_that_placed_its_last_floor_built_in_the_played_cards_city() -> None:
+    # One floor for a two-crest card (R41): it built in Milano all the same, in every version.
+    state = table(
+        3,
+        hands={0: ["MIL-1", "ROM-7"]},
+        face_up={"Milano": "SIE-1", "Roma": "ROM-1"},
+        supply={0: 1},
+    )
+    _, after = act(state, 0, PlayCard("MIL-1"), PlaceFloor(0))
+    assert after.supply[0] == 0
     assert legal_commands(after, 0) == [TakeCard("Milano")]
-    _, after = act(after, 0, TakeCard("Milano"))
-    assert legal_commands(after, 0) == [MoveFloor("Roma", 0), Skip()]
-    assert refused(after, 0, MoveFloor("Milano", 0)).code == "move_in_built_city"
+    assert refused(after, 0, TakeCard("Roma")).code == "must_take_built_city"
 
 
 def test_r45_r12_holds_in_classic() -> None:

@@ -11,7 +11,15 @@ import msgspec
 
 from domain.commands import Command, command_decoder
 from domain.decide import decide
-from domain.events import Event, GameEnded, GameStarted, SeatJoined, encoder, event_decoder
+from domain.events import (
+    CityScored,
+    Event,
+    GameEnded,
+    GameStarted,
+    SeatJoined,
+    encoder,
+    event_decoder,
+)
 from domain.evolve import evolve, fold
 from domain.gamedata import GameData
 from domain.scoring import final_scores
@@ -36,6 +44,16 @@ def game_data_of(record: Json) -> GameData:
 
 def record_events(record: Json) -> list[Event]:
     return [event_decoder.decode(entry["data"]) for entry in record["events"]]
+
+
+def stored(event: Event, rules_version: int) -> bytes:
+    """The stored text of a decided event, as docs/rules-versions.md tells a verifier: the
+    current encoding, but in a version-2 game `city_scored` spells `trade_bonus` `bonus`
+    (the same place, last)."""
+    text = encoder.encode(event)
+    if rules_version == 2 and isinstance(event, CityScored):
+        return text.replace(b'"trade_bonus":', b'"bonus":')
+    return text
 
 
 def verify_record(record: Json) -> GameEnded:
@@ -83,6 +101,7 @@ def verify_record(record: Json) -> GameEnded:
                 player=batch["player_id"],
                 entropy=joined.entropy,
                 name=joined.name,
+                rules_version=record["rules_version"],
             )
         elif batch["kind"] == "join":
             decided = join_game(state, batch["player_id"], joined.entropy, joined.name)
@@ -94,7 +113,7 @@ def verify_record(record: Json) -> GameEnded:
             for command in batch["commands"]:
                 events, replayed = decide(replayed, batch["seat"], to_command(command))
                 decided += events
-        encoded = [encoder.encode(event) for event in decided]
+        encoded = [stored(event, record["rules_version"]) for event in decided]
         assert encoded == datas[first - 1 : last], (
             f"batch {batch['command_id']} ({batch['kind']}) does not replay to its events"
         )
