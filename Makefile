@@ -38,6 +38,7 @@ bench: $(BIN)/.installed
 	$(BIN)/python bench/bots.py
 	$(BIN)/python bench/workers.py
 	$(BIN)/python bench/web.py
+	$(BIN)/python bench/audit.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis

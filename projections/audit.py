@@ -1,19 +1,22 @@
 """Verify a complete game record offline (`patrician audit RECORD`), trusting nothing in it.
 
-The checks of docs/record.md, in order: the document's shape; the hash chain of the event log;
-the game's options against its first event; the seed against its commitment; the whole game
-re-decided from the record's own commands (creation and joins re-derive the seating and the
-deal from the seed, the entropies and the names; every command must be legal and give exactly
-the logged events, byte for byte); the players, the entropies and the deal against the log;
-the result recomputed. Every field is either checked or named as metadata the log does not
-hold (`UNVERIFIED`). The first failure is named in words and ends the audit; a malformed
-document never raises, it fails the `shape` check naming the field.
+The checks of docs/record.md, in order: the document's shape; the server's signature; the
+hash chain of the event log; the game's options against its first event; the seed against its
+commitment; the whole game re-decided from the record's own commands, by the rules version it
+was created with (creation and joins re-derive the seating and the deal from the seed, the
+entropies and the names; every command must be legal and give exactly the logged events, byte
+for byte); the players, the entropies and the deal against the log; the result recomputed;
+each receipt a player kept against the log. Every field is either checked against the log or
+named as metadata only the signature vouches for (`UNVERIFIED`). The first failure is named
+in words and ends the audit; a malformed document never raises, it fails the `shape` check
+naming the field. Nothing here touches Redis: the audit runs anywhere.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
+from typing import Any
 
 import msgspec
 
@@ -30,14 +33,15 @@ from domain.setup import check_options
 from domain.shuffle import ALGORITHM, commitment
 from domain.unknown_fields import unknown_fields
 from projections.checks import Check, Refusal
+from projections.evidence import Evidence
 from projections.record import FORMAT, Record, deal_of, players_of
 from projections.redecide import redecide
 from store import chain
 from store.records import StoredEvent
 
 UNVERIFIED = ("game_id", "commands[].command_id", "commands[].time", "commands[].by")
-"""Fields the log does not hold, so that nothing here can check them: they are the server's
-word (a signed record vouches for them, docs/record.md)."""
+"""Fields the log does not hold, so that only the signature vouches for them: they are the
+server's word (and a receipt checks the time and the game of the append it is for)."""
 UNVERIFIED_GROUPING = "how commands[] group the commands into appends"
 """Nor does the log hold where one append ended and the next began: commands split or merged
 differently decide the same events (the versions of each group are checked to follow on)."""
@@ -49,10 +53,13 @@ EXIT_CODES = {
     "seed": 5,
     "commands": 6,
     "players": 7,
-    "deal": 7,
+    "deal": 12,
     "result": 8,
     "internal": 9,
+    "signature": 10,
+    "receipts": 11,
 }
+# (The deal had 7 with the players before signatures came; each kind now has its own.)
 """The exit code of `patrician audit` per check that failed first (0: the record holds up)."""
 
 
@@ -60,14 +67,22 @@ record_decoder = msgspec.json.Decoder(Record)
 _LOWER_HEX = re.compile(r"(?:[0-9a-f]{2})+")
 
 
-def audit(raw: bytes) -> list[Check]:
-    """Every check of the record, in order, up to the first that fails."""
+def audit(
+    raw: bytes, receipts: Sequence[tuple[str, bytes]] = (), keys: bytes | None = None
+) -> list[Check]:
+    """Every check of the record, in order, up to the first that fails; `receipts`, each
+    named (its file), the receipts a player kept; `keys`, the server's list of keys
+    (`GET /api/keys`) to check the signatures against (else the record's own key)."""
     checks: list[Check] = []
     try:
-        record = _shape(raw)
+        record, document = _shape(raw)
         checks.append(Check("shape", True, f"a {FORMAT} document of a finished game"))
+        evidence = Evidence(record, document, keys)
+        checks.append(evidence.signature())
         for check in _checks(record):
             checks.append(check)
+        checks.append(evidence.receipts(receipts))
+        checks.append(_metadata())
     except Refusal as refusal:
         checks.append(refusal.check)
     except Exception as error:
@@ -95,18 +110,21 @@ class AuditResult(msgspec.Struct, frozen=True):
     checks: list[Check]
 
 
-def audit_result(raw: bytes) -> AuditResult:
-    checks = audit(raw)
+def audit_result(
+    raw: bytes, receipts: Sequence[tuple[str, bytes]] = (), keys: bytes | None = None
+) -> AuditResult:
+    checks = audit(raw, receipts, keys)
     code = exit_code(checks)
     return AuditResult(code == 0, code, checks)
 
 
-def _shape(raw: bytes) -> Record:
+def _shape(raw: bytes) -> tuple[Record, dict[str, Any]]:
     try:
         record = record_decoder.decode(raw)
     except (msgspec.DecodeError, RecursionError) as error:
         raise Refusal("shape", f"not a {FORMAT} document: {error}") from None
-    unknown = unknown_fields(msgspec.json.decode(raw), record)
+    document = msgspec.json.decode(raw)
+    unknown = unknown_fields(document, record)
     if unknown:  # a field nothing here would check
         raise Refusal("shape", f"{unknown[0][2:]}: a field {FORMAT} does not have")
     if record.format != FORMAT:
@@ -115,7 +133,7 @@ def _shape(raw: bytes) -> Record:
         raise Refusal("shape", "complete: a redacted record (the game is still on) proves nothing")
     if not record.events:
         raise Refusal("shape", "events: the record holds no event")
-    return record
+    return record, document
 
 
 def _checks(record: Record) -> Iterator[Check]:
@@ -153,8 +171,13 @@ def _checks(record: Record) -> Iterator[Check]:
         raise Refusal("result", "the log's game_ended does not add up")
     told = "final scores recomputed" if result is not None else "cancelled: no result"
     yield Check("result", True, told)
+
+
+def _metadata() -> Check:
     unchecked = ", ".join((*UNVERIFIED, UNVERIFIED_GROUPING))
-    yield Check("metadata", True, f"not checked, the log does not hold them: {unchecked}")
+    return Check(
+        "metadata", True, f"the log does not hold them, the signature vouches: {unchecked}"
+    )
 
 
 def _decoded(record: Record) -> list[Event]:

@@ -19,6 +19,7 @@ from domain.events import Event, GameCancelled, GameEnded, GameStarted
 from domain.state import State
 from domain.view import PendingView, view, visible
 from projections.narrate import acted_for, narrate
+from projections.signatures import Receipt
 from store.talk import TalkMessage
 
 Kind = Literal[
@@ -67,6 +68,9 @@ class NoticeDocument(msgspec.Struct, frozen=True):
     (UTC, ISO 8601)."""
     talk: list[TalkMessage] = []
     """The table talk since the recipient's last decision (the newest 20), but their own."""
+    receipt: Receipt | None = None
+    """The server's receipt of the append that brought the game to `version`, the same as
+    the answer to that append (docs/record.md, "Receipts")."""
 
 
 def notices_for(
@@ -115,6 +119,7 @@ def notice(
     deadline: str | None = None,
     acted: Mapping[int, tuple[int, str]] | None = None,
     talk: Sequence[TalkMessage] = (),
+    receipt: Receipt | None = None,
 ) -> NoticeDocument:
     """The document for `notice`, at `state` (the version it describes) with the game's
     events `since` (those after `since_version`, up to the state's version): the ones its
@@ -153,6 +158,7 @@ def notice(
         about_seat=notice.about,
         deadline=deadline,
         talk=list(talk),
+        receipt=receipt,
     )
 
 

@@ -30,6 +30,7 @@ from domain.events import (
 from domain.gamedata import GameData
 from domain.state import State
 from domain.view import visible
+from projections.signatures import RecordSignature
 
 FORMAT = "patrician-record/1"
 
@@ -95,6 +96,8 @@ class Record(msgspec.Struct, frozen=True):
     result: GameEnded | None
     events: tuple[RecordEvent, ...]
     head: RecordHead
+    signature: RecordSignature | None = None
+    """The server's seal on a complete record (None during play), docs/record.md."""
 
 
 class LoggedEvent(msgspec.Struct, frozen=True, gc=False):

@@ -75,3 +75,10 @@ def clock_at(clocks: Sequence[tuple[int, ClockView]], version: int) -> ClockView
 def view_at(events: Sequence[Event], version: int, seat: int | None) -> View:
     """The view of `seat` after the first `version` events of the game whose log is `events`."""
     return view(fold(events[:version]), seat, everything=log_finished(events))
+
+
+def seen_at(events: Sequence[Event], version: int, seat: int) -> View:
+    """What `seat` knew right after event `version`: the board the live game showed it then
+    (the same redaction as a live board: `view`, for the state at that version)."""
+    state = fold(events[:version])
+    return view(state, seat, everything=state.finished)

@@ -25,7 +25,8 @@ from litestar.logging.config import StructLoggingConfig
 from litestar.openapi.config import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme
 
-from server.audit_routes import audit_record
+from projections.signatures import Signer
+from server.audit_routes import audit_record, signing_keys
 from server.carddata import load_game_data
 from server.compression import GZIP_LEVEL, OneShotGzip
 from server.errors import EXCEPTION_HANDLERS
@@ -36,9 +37,9 @@ from server.request_ids import assign_request_id, send_request_id
 from server.requests import strict_json_body
 from server.routes import ROUTES
 from server.security_headers import STRICT, security_headers
-from server.services import build_services
+from server.services import Services, build_services
 from store.client import AsyncEventStore
-from store.clock import Clock, system_clock
+from store.clock import Clock, iso, system_clock
 from store.errors import StoreUnavailable
 from workers.runner import (
     EmbeddedWorkers,
@@ -48,6 +49,7 @@ from workers.runner import (
     handover_enqueuer,
     vacation_enqueuer,
 )
+from workers.signing import announce_op, signer_for
 from workers.smtp import settings_repr, smtp_server, without_password
 
 log = structlog.get_logger("patrician")
@@ -77,6 +79,9 @@ class Settings(msgspec.Struct, frozen=True):
     mail_grace_seconds: float = 120.0
     """How long a turn's e-mail waits, dropped if the player plays meanwhile
     (`PATRICIAN_MAIL_GRACE_SECONDS`)."""
+    signing_key_file: str | None = None
+    """The server's Ed25519 key (`PATRICIAN_SIGNING_KEY_FILE`, made by `patrician keygen`);
+    None: a key made at start for this process alone (docs/record.md, "Signatures")."""
 
     def __post_init__(self) -> None:
         smtp_server(self.smtp_url)  # a URL that cannot be used stops the start (no password said)
@@ -99,6 +104,7 @@ class Settings(msgspec.Struct, frozen=True):
             smtp_url=env.get("PATRICIAN_SMTP_URL", "smtp://127.0.0.1:25"),
             mail_from=env.get("PATRICIAN_MAIL_FROM", "Patrician <patrician@localhost>"),
             mail_grace_seconds=float(env.get("PATRICIAN_MAIL_GRACE_SECONDS", "120")),
+            signing_key_file=env.get("PATRICIAN_SIGNING_KEY_FILE") or None,
         )
 
     def workers(self) -> WorkerSettings:
@@ -106,7 +112,7 @@ class Settings(msgspec.Struct, frozen=True):
         return WorkerSettings(
             prefix=self.prefix, shards=self.shards, webhook_allow=self.webhook_allow,
             public_url=self.public_url, smtp_url=self.smtp_url, mail_from=self.mail_from,
-            mail_grace_seconds=self.mail_grace_seconds,
+            mail_grace_seconds=self.mail_grace_seconds, signing_key_file=self.signing_key_file,
         )  # fmt: skip
 
 
@@ -179,6 +185,28 @@ anew for each request, and level 1 makes it a fifth of its size for a fraction o
 of level 6 (bench/server.py)."""
 
 
+async def _announce_key(
+    services: Services, settings: Settings, signer: Signer, clock: Clock
+) -> None:
+    """List the signing key (`GET /api/keys`) and say which it is; a key from a file retires
+    the keys in use before it."""
+    lasting = settings.signing_key_file is not None
+    try:
+        await services.games.run(
+            announce_op(settings.prefix, signer, iso(clock()), lasting=lasting)
+        )
+    except StoreUnavailable as error:
+        log.error("the signing key could not be listed", reason=str(error))
+    if lasting:
+        log.info("signing with the key of the key file", key_id=signer.key_id)
+    else:
+        log.warning(
+            "signing with a key made at start for this process alone: set "
+            "PATRICIAN_SIGNING_KEY_FILE (patrician keygen) for a key that outlives it",
+            key_id=signer.key_id,
+        )
+
+
 def create_app(settings: Settings | None = None, *, clock: Clock = system_clock) -> Litestar:
     """The app; `clock` is the one time of the server and its embedded workers (tests pass
     a fake one)."""
@@ -193,6 +221,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock = system_clock)
     )
     follow_store = AsyncEventStore(follow_client, prefix=settings.prefix, shards=settings.shards)
     data = load_game_data(Path(settings.card_file) if settings.card_file else None)
+    signer = signer_for(settings.signing_key_file)
     services = build_services(
         store,
         data,
@@ -204,6 +233,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock = system_clock)
         confirm_email=confirmation_enqueuer(workers_client, settings.prefix),
         away=vacation_enqueuer(workers_client, settings.prefix),
         clock=clock,
+        signer=signer,
     )
 
     embedded: list[EmbeddedWorkers] = []
@@ -214,10 +244,13 @@ def create_app(settings: Settings | None = None, *, clock: Clock = system_clock)
         # process: keep it out of every collection, which shortens the pauses of a busy server.
         gc.collect()
         gc.freeze()
+        await _announce_key(services, settings, signer, clock)
         if settings.redis_url is None and not settings.embedded_workers:
             log.warning("running on an embedded in-process fakeredis, without workers")
         elif settings.redis_url is None:
-            workers = EmbeddedWorkers(context_for(workers_client, data, settings.workers(), clock))
+            workers = EmbeddedWorkers(
+                context_for(workers_client, data, settings.workers(), clock, signer=signer)
+            )
             embedded.append(workers)
             workers.start()
             log.warning(
@@ -243,7 +276,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock = system_clock)
         workers_client.close()
 
     return Litestar(
-        route_handlers=[*ROUTES, audit_record, *PAGE_ROUTES],
+        route_handlers=[*ROUTES, audit_record, signing_keys, *PAGE_ROUTES],
         compression_config=COMPRESSION,
         dependencies={"services": Provide(lambda: services, use_cache=True, sync_to_thread=False)},
         exception_handlers=EXCEPTION_HANDLERS,

@@ -1,6 +1,7 @@
-"""`POST /api/audit`: the audit of a record sent by anyone, for the audit page of the browser
-client, which cannot run Python. The same checks and the same answer as `patrician audit
---json` (docs/record.md); the server trusts the record no more than the command does."""
+"""`GET /api/keys`, the server's signing keys, and `POST /api/audit`: the audit of a record
+sent by anyone, for the audit page of the browser client, which cannot run Python. The same
+checks and the same answer as `patrician audit --json` (docs/record.md), against every key the
+server ever used; the server trusts the record no more than the command does."""
 
 from __future__ import annotations
 
@@ -8,18 +9,23 @@ import threading
 from typing import Any
 
 import anyio
-from litestar import Request, post
+import msgspec
+from litestar import Request, get, post
+from litestar.di import NamedDependency
 from litestar.exceptions import HTTPException
 
 from projections.audit import AuditResult, audit_result
+from projections.signatures import KeyList
 from server.errors import error_responses
+from server.services import Services
+from workers.signing import key_list_op
 
 _one_at_a_time = threading.Semaphore(1)
 
 
-def _audited(body: bytes) -> AuditResult:
+def _audited(body: bytes, keys: bytes) -> AuditResult:
     with _one_at_a_time:
-        return audit_result(body)
+        return audit_result(body, keys=keys)
 
 
 MAX_RECORD = 8 * 1024 * 1024
@@ -35,7 +41,9 @@ MAX_RECORD = 8 * 1024 * 1024
     request_max_body_size=MAX_RECORD,
     responses=error_responses(413, 415),
 )
-async def audit_record(request: Request[Any, Any, Any]) -> AuditResult:
+async def audit_record(
+    request: Request[Any, Any, Any], services: NamedDependency[Services]
+) -> AuditResult:
     """Audit a game record (the body: a `patrician-record/1` document, as
     `GET /api/games/{id}/record` gives it): every check in order up to the first that fails,
     each in words. A record that does not hold up is still a 200: the answer says why."""
@@ -45,4 +53,16 @@ async def audit_record(request: Request[Any, Any, Any]) -> AuditResult:
     body = await request.body()
     # Off the event loop (a large record takes a good part of a second; the live streams,
     # the bots and every other request share the loop), one audit at a time per process.
-    return await anyio.to_thread.run_sync(_audited, body)
+    # The server's own keys: a record it signed is checked against every key it ever used.
+    keys = msgspec.json.encode(
+        await services.games.run(key_list_op(services.games.listings.prefix))
+    )
+    return await anyio.to_thread.run_sync(_audited, body, keys)
+
+
+@get("/api/keys", tags=["records"], operation_id="listSigningKeys")
+async def signing_keys(services: NamedDependency[Services]) -> KeyList:
+    """Every key the server ever signed receipts and records with, oldest first, each with
+    when it came into use and when a newer one retired it (docs/record.md, "Signatures").
+    Save it beside a record: `patrician audit RECORD --keys KEYS.json` checks against it."""
+    return await services.games.run(key_list_op(services.games.listings.prefix))

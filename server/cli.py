@@ -5,10 +5,9 @@ from __future__ import annotations
 import random
 import sys
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 import click
-import msgspec
 
 from bots.levels import LEVELS, make
 from bots.match import Choice, play_match
@@ -19,9 +18,9 @@ from domain.evolve import fold
 from domain.gamedata import GameData, GameDataError
 from domain.schemas import schema_documents
 from domain.setup import check_options
-from projections.audit import audit_result
 from projections.narrate import narrate
 from server.carddata import load_game_data
+from server.record_cli import RECORD_COMMANDS
 from server.simulate import bot_games, random_game, simulate, summarize, summarize_levels, wilson
 
 _redis_url = click.option(
@@ -40,6 +39,10 @@ _card_file = click.option(
 @click.group()
 def main() -> None:
     """Patrician: an event-sourced server for Michael Schacht's tower-building card game."""
+
+
+for _command in RECORD_COMMANDS:  # audit, keygen, notation, check-rules
+    main.add_command(_command)
 
 
 @main.command(name="simulate")
@@ -278,25 +281,6 @@ def worker_command(redis_url: str, claim_idle_seconds: float, card_file: Path | 
     run_worker(_workers(redis_url, card_file), claim_idle_seconds=claim_idle_seconds)
 
 
-@main.command(name="audit")
-@click.argument("record", type=click.File("rb"))
-@click.option("--json", "as_json", is_flag=True, help="Print the checks as JSON, for tools.")
-def audit_command(record: BinaryIO, as_json: bool) -> None:
-    """Verify a game record offline: its shape, the hash chain, the options, the seed, every
-    command re-decided, the players and the deal, the result.
-
-    Exit codes: 0 the record holds up; 2 malformed; 3 hash chain; 4 options; 5 seed;
-    6 commands; 7 players or deal; 8 result; 9 a record it could not read to the end."""
-    result = audit_result(record.read())
-    if as_json:
-        click.echo(msgspec.json.encode(result).decode())
-    else:
-        for check in result.checks:
-            click.echo(f"{'ok  ' if check.ok else 'FAIL'} {check.name}: {check.detail}")
-        click.echo("the record holds up" if result.ok else "the record does not hold up")
-    raise SystemExit(result.exit_code)
-
-
 @main.command(name="rebuild-projections")
 @_redis_url
 @_card_file
@@ -314,12 +298,16 @@ def _settings() -> Any:
     """The settings of the environment (`server.app.Settings`); one that cannot be used stops
     the command with a line that says which and why (never a traceback, never a password)."""
     from server.app import Settings
+    from workers.signing import KeyFileError, load_signer
     from workers.smtp import SmtpUrlError
 
     try:
-        return Settings.from_environment()
-    except SmtpUrlError as error:
+        settings = Settings.from_environment()
+        if settings.signing_key_file:  # a key that cannot be used stops the start, not a request
+            load_signer(settings.signing_key_file)
+    except (SmtpUrlError, KeyFileError) as error:
         raise click.UsageError(str(error)) from None
+    return settings
 
 
 def _workers(redis_url: str, card_file: Path | None) -> Any:

@@ -59,6 +59,11 @@ class GameNotPlaying(Exception):
         self.phase = phase
 
 
+class SeatViewSecret(Exception):
+    """Another seat's view of a game still in play (`at/{v}?as=S`): 403. Once the game is
+    over nothing is secret and anyone may ask."""
+
+
 class InvalidSetting(ValueError):
     """A player's setting that cannot be used (a webhook URL to a private address, an unknown
     time zone): 422, naming the field."""
@@ -206,6 +211,13 @@ def _body(error: Exception) -> ErrorBody | None:
             return ErrorBody(404, "not_found", str(error))
         case NotSeated():
             return ErrorBody(403, "not_seated", "you hold no seat in this game")
+        case SeatViewSecret():
+            return ErrorBody(
+                403,
+                "seat_view_secret",
+                "the game is still on: a seat's view is its player's alone until it ends",
+                field="as",
+            )
         case WrongInvite():
             return ErrorBody(403, "wrong_invite", "this invite code does not open this game")
         case Unauthorized() | NotAuthorizedException():

@@ -28,13 +28,16 @@ from domain.events import (
 from domain.setup import check_options
 from domain.state import State
 from domain.view import ClockView, View, view, visible
+from projections.appends import command_of
 from projections.narrate import narrate
-from projections.record import LoggedEvent, Record, RecordCommand, build_record
-from projections.replay import clock_at, replay, view_at
+from projections.notation import write_notation
+from projections.record import LoggedEvent, Record, build_record
+from projections.replay import clock_at, replay, seen_at, view_at
+from projections.signatures import Receipt, Signer
 from projections.timekeeping import Append, away_until, clocks_op
 from server import models
 from server.accounts import AccountService
-from server.errors import NotFound
+from server.errors import NotFound, SeatViewSecret
 from server.packed import Encoded, Packer, board_gzipped
 from store import accounts, appending, games, reads, tables
 from store.client import AsyncEventStore
@@ -42,7 +45,7 @@ from store.clock import Clock, iso, system_clock
 from store.errors import GameNotFound
 from store.notifications import NotificationKeys, mark_watching_op
 from store.protocol import Op
-from store.records import Batch, meta_decoder
+from store.records import meta_decoder
 from store.time_controls import TimeControl, set_time_control, time_control_op
 from store.vacations import vacations_op
 
@@ -56,6 +59,7 @@ class GameService:
         path: games.CommandPath,
         listings: accounts.Accounts,
         players: AccountService,
+        signer: Signer,
         *,
         follow_store: AsyncEventStore | None = None,
         clock: Clock = system_clock,
@@ -67,6 +71,7 @@ class GameService:
         self.path = path
         self.listings = listings
         self.players = players
+        self.signer = signer
         self.clock = clock
         self.token_bytes = token_bytes
         # Each kept document is a pure function of its key: a seat's view of a game at a
@@ -133,23 +138,30 @@ class GameService:
             )
         )
         code = tables.invite_code_of(outcome.state)
-        version = outcome.last_version
+        version, receipt = outcome.last_version, self.receipt(game_id, outcome)
         if request.bots and not outcome.repeated:
-            version = await self._seat_bots(game_id, code, request.bots)
+            joined = await self._seat_bots(game_id, code, request.bots)
+            version, receipt = joined.version, joined.receipt
         return models.CreatedGame(
-            game_id, code, outcome.state.seed_commitment, version, outcome.repeated
+            game_id, code, outcome.state.seed_commitment, version, receipt, outcome.repeated
         )
 
-    async def _seat_bots(self, game_id: str, code: str, bots: list[models.BotSeat]) -> int:
-        """Bots join the new table, one after the other; the game's version after them."""
-        version = 0
+    def receipt(self, game_id: str, outcome: games.Outcome) -> Receipt:
+        """The signed receipt of an append (the same when it is told again)."""
+        return self.signer.receipt(game_id, outcome.last_version, outcome.head_hash, outcome.time)
+
+    async def _seat_bots(
+        self, game_id: str, code: str, bots: list[models.BotSeat]
+    ) -> models.Joined:
+        """Bots join the new table, one after the other; the answer to the last join."""
+        joined: models.Joined | None = None
         for number, bot in enumerate(bots, 1):
             same = sum(1 for other in bots if other.level == bot.level)
             name = f"{bot.level.title()} bot" + (f" {number}" if same > 1 else "")
             player = await self.players.create_bot(bot.level, name)
             joined = await self.join(game_id, player, models.JoinGame(invite_code=code))
-            version = joined.version
-        return version
+        assert joined is not None  # there is a bot: the request asked for them
+        return joined
 
     async def _waiting_or_missing(self, game_id: str) -> bool:
         """Whether a retried creation lists its game in the lobby again: while the table
@@ -177,21 +189,31 @@ class GameService:
         started = outcome.state.phase != "waiting"
         if started:
             await self.run(accounts.close_game_op(self.listings, game_id))
-        return models.Joined(game_id, outcome.last_version, started, outcome.state.seat_of(player))
+        return models.Joined(
+            game_id,
+            outcome.last_version,
+            started,
+            outcome.state.seat_of(player),
+            self.receipt(game_id, outcome),
+        )
 
     async def leave(self, game_id: str, player: str) -> models.TableChanged:
         outcome = await self.run(
             tables.leave_op(self.path, game_id, player=player, now=iso(self.clock()))
         )
         await self.run(accounts.drop_listing_op(self.listings, player, game_id))
-        return models.TableChanged(game_id, outcome.last_version, outcome.state.phase)
+        return models.TableChanged(
+            game_id, outcome.last_version, outcome.state.phase, self.receipt(game_id, outcome)
+        )
 
     async def cancel(self, game_id: str, player: str) -> models.TableChanged:
         outcome = await self.run(
             tables.cancel_op(self.path, game_id, player=player, now=iso(self.clock()))
         )
         await self.run(accounts.close_game_op(self.listings, game_id))
-        return models.TableChanged(game_id, outcome.last_version, outcome.state.phase)
+        return models.TableChanged(
+            game_id, outcome.last_version, outcome.state.phase, self.receipt(game_id, outcome)
+        )
 
     # --- playing --------------------------------------------------------------------------
 
@@ -219,6 +241,7 @@ class GameService:
                 for version, event in enumerate(outcome.events, outcome.first_version)
                 if visible(event, outcome.seat, over)
             ],
+            receipt=self.receipt(game_id, outcome),
         )
 
     # --- reading --------------------------------------------------------------------------
@@ -395,12 +418,25 @@ class GameService:
             ("replay", *key), plain, gzipped=gzipped, final=state.finished
         )
 
-    async def view_at(self, game_id: str, viewer: str | None, version: int) -> View:
+    async def view_at(
+        self, game_id: str, viewer: str | None, version: int, as_seat: int | None = None
+    ) -> View:
+        """The caller's board right after event `version`; `as_seat`, what that seat saw
+        then (anyone may ask once the game is over: nothing is secret any more)."""
         state = await self.state(game_id)
         if not 1 <= version <= state.version:
             raise NotFound(f"version {version} is not in 1..{state.version}")
+        seat = _seat(state, viewer)
+        if as_seat is not None and not (0 <= as_seat < state.board.seats and state.seat_players):
+            raise NotFound(f"seat {as_seat} is not a seat of this game")
+        if as_seat is not None and as_seat != seat and not state.finished:
+            raise SeatViewSecret()
         events = await self._log(game_id)
-        shown = view_at(events[: state.version], version, _seat(state, viewer))
+        shown = (
+            view_at(events[: state.version], version, seat)
+            if as_seat is None
+            else seen_at(events[: state.version], version, as_seat)
+        )
         clock = clock_at(await self.clocks(game_id, state), version)
         return shown if clock is None else msgspec.structs.replace(shown, clock=clock)
 
@@ -410,20 +446,34 @@ class GameService:
         seat = _seat(state, viewer)
 
         async def plain() -> bytes:
-            log = await self.run(reads.log_op(self.path, game_id))
-            batches = await self.run(reads.batches_op(self.path, game_id))
-            record: Record = build_record(
-                game_id,
-                state,
-                [LoggedEvent(v, e, d, h) for v, e, d, h in log[: state.version]],
-                [_command(b) for b in batches if b.last_version <= state.version],
-                seat,
-            )
-            return msgspec.json.encode(record)
+            return msgspec.json.encode(await self._record(game_id, state, seat))
 
         return await self._packed.encode(
             ("record", game_id, state.version, seat), plain, gzipped=gzipped, final=state.finished
         )
+
+    async def notation(self, game_id: str, viewer: str | None) -> str:
+        """The game's notation (docs/notation.md), of the record the caller may see."""
+        state = await self.state(game_id)
+        return write_notation(await self._record(game_id, state, _seat(state, viewer)))
+
+    async def _record(self, game_id: str, state: State, seat: int | None) -> Record:
+        """The record of the game up to `state`, as `seat` may see it; sealed once complete."""
+        log = await self.run(reads.log_op(self.path, game_id))
+        batches = await self.run(reads.batches_op(self.path, game_id))
+        record = build_record(
+            game_id,
+            state,
+            [LoggedEvent(v, e, d, h) for v, e, d, h in log[: state.version]],
+            [command_of(b) for b in batches if b.last_version <= state.version],
+            seat,
+        )
+        if record.complete:  # the server's seal (docs/record.md, "Signatures")
+            # Dated by the game's last append: a record is the same bytes whenever, and by
+            # whichever process of the deployment, it is made.
+            seal = self.signer.seal(msgspec.to_builtins(record), record.commands[-1].time)
+            record = msgspec.structs.replace(record, signature=seal)
+        return record
 
 
 class Watching:
@@ -452,22 +502,6 @@ def _time_control(setting: models.ClockSetting | None) -> TimeControl | None:
     if setting.max_bank_hours is not None and setting.max_bank_hours < setting.bank_hours:
         raise InvalidOptions("clock.max_bank_hours", "a bank may not start above its most")
     return TimeControl(**msgspec.structs.asdict(setting))
-
-
-def _command(batch: Batch) -> RecordCommand:
-    """An append as the record tells it, from the metadata the command path kept with it."""
-    meta = meta_decoder.decode(batch.metadata)
-    return RecordCommand(
-        command_id=games.client_command_id(batch.command_id, meta.player),
-        kind=meta.kind,
-        player_id=meta.player,
-        seat=meta.seat,
-        time=meta.time,
-        commands=meta.commands,
-        first_version=batch.first_version,
-        last_version=batch.last_version,
-        by=meta.by,
-    )
 
 
 def _seat(state: State, viewer: str | None) -> int | None:

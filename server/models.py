@@ -15,6 +15,7 @@ from domain.events import Edition, Event, GameEnded, Module, Step
 from domain.names import MAX_NAME
 from domain.setup import MAX_ENTROPY
 from domain.view import ClockView
+from projections.signatures import Receipt
 
 Name = Annotated[
     str,
@@ -156,6 +157,8 @@ class CreatedGame(msgspec.Struct, frozen=True):
     invite_code: str
     seed_commitment: str
     version: int
+    receipt: Receipt
+    """The server's signature on the game's head at `version` (docs/record.md, "Receipts")."""
     repeated: bool = False
     """True when this command id had created the game before: this is its answer again."""
 
@@ -171,6 +174,8 @@ class Joined(msgspec.Struct, frozen=True):
     started: bool
     seat: int | None
     """Your seat in turn order, once the game has started (seats are drawn at the start)."""
+    receipt: Receipt
+    """The server's signature on the game's head at `version` (docs/record.md, "Receipts")."""
 
 
 class SendCommands(_Request, frozen=True):
@@ -200,6 +205,9 @@ class CommandsAccepted(msgspec.Struct, frozen=True):
     repeated: bool
     """True when this command id had been accepted before: this is its first result again."""
     events: list[VersionedEvent]
+    receipt: Receipt
+    """The server's signature on the game's head at `version` (docs/record.md, "Receipts"):
+    keep it, it proves what the server acknowledged."""
 
 
 class Resigned(msgspec.Struct, frozen=True):
@@ -217,6 +225,8 @@ class TableChanged(msgspec.Struct, frozen=True):
     game_id: str
     version: int
     phase: str
+    receipt: Receipt
+    """The server's signature on the game's head at `version` (docs/record.md, "Receipts")."""
 
 
 class Revealed(msgspec.Struct, frozen=True):

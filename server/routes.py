@@ -14,7 +14,18 @@ from collections.abc import AsyncIterator
 from typing import Annotated, Any, cast
 
 import msgspec
-from litestar import Controller, HttpMethod, Request, Response, delete, get, post, put, route
+from litestar import (
+    Controller,
+    HttpMethod,
+    MediaType,
+    Request,
+    Response,
+    delete,
+    get,
+    post,
+    put,
+    route,
+)
 from litestar.di import NamedDependency, Provide
 from litestar.params import FromPath, JSONBody, Parameter, QueryParameter
 from litestar.response import ServerSentEvent, ServerSentEventMessage
@@ -288,11 +299,24 @@ class GameRoutes(Controller):
         )
 
     @get(
+        "/{game_id:str}/notation",
+        operation_id="getNotation",
+        media_type=MediaType.TEXT,
+        dependencies=_VIEWER,
+        security=OPTIONAL_BEARER,
+        responses=error_responses(400, 401, 404),
+    )
+    async def notation(self, game_id: FromPath[str], viewer: ViewerId, services: Svc) -> str:
+        """The game in notation, one line per turn (docs/notation.md): the commands of the
+        record you may see, which parse back into the same commands."""
+        return await services.games.notation(game_id, viewer)
+
+    @get(
         "/{game_id:str}/at/{version:str}",
         operation_id="getBoardAt",
         dependencies=_VIEWER,
         security=OPTIONAL_BEARER,
-        responses=error_responses(400, 401, 404),
+        responses=error_responses(400, 401, 403, 404),
     )
     async def at_version(
         self,
@@ -305,10 +329,21 @@ class GameRoutes(Controller):
         ],
         viewer: ViewerId,
         services: Svc,
+        as_seat: Annotated[
+            int | None,
+            QueryParameter(
+                name="as",
+                ge=0,
+                le=4,
+                description="What this seat saw then (of a finished game, for anyone; while "
+                "the game is on, only your own seat's)",
+            ),
+        ] = None,
     ) -> View:
-        """The board as you may see it right after event `version`."""
+        """The board as you may see it right after event `version`; with `as`, as that seat
+        saw it then (the live redaction of its seat)."""
         return await services.games.view_at(
-            game_id, viewer, models.parse_version(version, "version")
+            game_id, viewer, models.parse_version(version, "version"), as_seat
         )
 
     @get(

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from domain.gamedata import GameData
+from projections.signatures import Signer
 from server.accounts import AccountService
 from server.game_service import GameService
 from server.handovers import Enqueue, HandoverService
@@ -24,6 +25,7 @@ from store.clock import Clock, system_clock
 from store.games import CommandPath, StateCache
 from store.loading import SnapshotPolicy
 from store.notifications import NotificationKeys
+from workers.signing import signer_for
 from workers.webhook_target import Allowlist
 
 
@@ -37,6 +39,7 @@ class Services(NamedTuple):
     talk: TalkService
     previews: PreviewService
     tickets: StreamTicketService
+    signer: Signer
 
 
 def build_services(
@@ -51,6 +54,7 @@ def build_services(
     enqueue: Enqueue | None = None,
     confirm_email: Callable[[str, str], None] | None = None,
     away: Callable[[str], None] | None = None,
+    signer: Signer | None = None,
 ) -> Services:
     """The services behind the routes, over one store (the app's, or a test's)."""
     path = CommandPath(
@@ -58,7 +62,8 @@ def build_services(
     )
     keys = Accounts(prefix)
     accounts = AccountService(store, keys, clock=clock)
-    games = GameService(store, path, keys, accounts, follow_store=follow_store, clock=clock)
+    signer = signer or signer_for(None)
+    games = GameService(store, path, keys, accounts, signer, follow_store=follow_store, clock=clock)
     notifications = NotificationService(
         store,
         NotificationKeys(keys),
@@ -71,7 +76,7 @@ def build_services(
     talk = TalkService(games, accounts)
     return Services(
         accounts, games, listings, notifications, handovers, vacations, talk,
-        PreviewService(games), StreamTicketService(games),
+        PreviewService(games), StreamTicketService(games), signer,
     )  # fmt: skip
 
 

@@ -102,6 +102,14 @@ class _Idle:
 class EventStore(_Store):
     """The event store for a sync client (`redis.Redis`, `RedisCluster`, `FakeRedis`)."""
 
+    def game_ids(self) -> Iterator[str]:
+        """The id of every game in the store (from the names of their event streams), by a
+        SCAN: for the tools that go over all games, never for a request."""
+        keys = self.keys
+        for key in self.client.scan_iter(f"{keys.prefix}:{{s*}}:game:*:events", 1000):
+            name = key.decode() if isinstance(key, bytes) else str(key)
+            yield name.split(":game:", 1)[1].removesuffix(":events")
+
     def run(self, op: Op[T]) -> T:
         """Carry out one operation on this store's client."""
         step, reply = op.send, None

@@ -9,11 +9,13 @@ from dataclasses import dataclass, field
 
 from rq import Queue
 
+from projections.signatures import Signer
 from store.accounts import Accounts
 from store.client import EventStore
 from store.clock import Clock, system_clock
 from store.games import CommandPath
 from store.notifications import NotificationKeys
+from workers.signing import signer_for
 from workers.webhook_target import Allowlist
 
 
@@ -40,6 +42,8 @@ class WorkerContext:
     )
     """The options of each level of bot (the search's budget: iterations, so that a bot's
     move does not depend on how busy the machine is)."""
+    signer: Signer = field(default_factory=lambda: signer_for(None), repr=False)
+    """The server's signing key: the receipt in each webhook (`workers.signing`)."""
     levels: dict[str, str] = field(default_factory=dict)
     """The bot level of each player seen (a player never changes: kept)."""
 

@@ -42,7 +42,7 @@ def rebuild_inboxes(context: WorkerContext) -> tuple[int, int]:
         repair_games_of(context, player)
     rebuilt: dict[str, list[InboxEntry]] = {}
     games = 0
-    for game_id in _games(context):
+    for game_id in context.store.game_ids():
         try:
             state = context.store.run(current_op(context.path, game_id))
         except GameNotFound:
@@ -60,14 +60,6 @@ def rebuild_inboxes(context: WorkerContext) -> tuple[int, int]:
     for player in sorted(stale | set(rebuilt)):
         context.store.run(replace_inbox_op(prefix, player, rebuilt.get(player, [])))
     return games, len(rebuilt)
-
-
-def _games(context: WorkerContext) -> Iterator[str]:
-    """The id of every game in the store (from the names of their event streams)."""
-    keys = context.store.keys
-    for key in context.store.client.scan_iter(f"{keys.prefix}:{{s*}}:game:*:events", 1000):
-        name = key.decode() if isinstance(key, bytes) else str(key)
-        yield name.split(":game:", 1)[1].removesuffix(":events")
 
 
 def _listing_players(context: WorkerContext) -> Iterator[str]:

@@ -20,9 +20,10 @@ from rq import Queue
 from rq.serializers import JSONSerializer
 
 from domain.gamedata import GameData
+from projections.signatures import Signer
 from store.accounts import Accounts
 from store.client import EventStore
-from store.clock import Clock, system_clock
+from store.clock import Clock, iso, system_clock
 from store.games import CommandPath
 from workers.context import WorkerContext, configure
 from workers.deadlines import fire_due
@@ -36,6 +37,7 @@ from workers.rq_workers import (
     SchedulerLoop,
     ThreadWorker,
 )
+from workers.signing import announce_op, signer_for
 from workers.smtp import settings_repr
 from workers.webhook_target import Allowlist
 
@@ -73,15 +75,27 @@ class WorkerSettings(msgspec.Struct, frozen=True):
     smtp_url: str = "smtp://127.0.0.1:25"
     mail_from: str = "Patrician <patrician@localhost>"
     mail_grace_seconds: float = 120.0
+    signing_key_file: str | None = None
 
     def __repr__(self) -> str:
         return settings_repr(self)
 
 
 def context_for(
-    client: Any, game_data: GameData, settings: WorkerSettings, clock: Clock = system_clock
+    client: Any,
+    game_data: GameData,
+    settings: WorkerSettings,
+    clock: Clock = system_clock,
+    *,
+    signer: Signer | None = None,
 ) -> WorkerContext:
+    """The context of the jobs; `signer`, the server's when they run in its process (else the
+    key file's, listed now, or a key of their own)."""
     store = EventStore(client, prefix=settings.prefix, shards=settings.shards)
+    if signer is None:
+        signer = signer_for(settings.signing_key_file)
+        lasting = settings.signing_key_file is not None
+        store.run(announce_op(settings.prefix, signer, iso(clock()), lasting=lasting))
     return WorkerContext(
         store,
         CommandPath(store.context, game_data),
@@ -93,6 +107,7 @@ def context_for(
         smtp_url=settings.smtp_url,
         mail_from=settings.mail_from,
         mail_grace_seconds=settings.mail_grace_seconds,
+        signer=signer,
     )
 
 

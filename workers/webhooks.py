@@ -285,12 +285,19 @@ def document_of(
     acted, since_time = _acted(batches, since, version)
     clock = clock_under(context, game_id, state, control)
     new_talk = [m for m in said if m.time > since_time and m.seat != target.seat]
+    head_hash = stored[-1].hash if stored else run(hash_at_op(context.path, game_id, version))
+    ending = next((b for b in batches if b.last_version == version), None)
+    receipt = None
+    if ending is not None:  # the receipt of the append that brought the game to `version`
+        accepted = meta_decoder.decode(ending.metadata).time
+        receipt = context.signer.receipt(game_id, version, head_hash, accepted)
     return notice(
         state,
         events,
         target,
         game_id=game_id,
-        head_hash=stored[-1].hash if stored else run(hash_at_op(context.path, game_id, version)),
+        head_hash=head_hash,
+        receipt=receipt,
         since_version=since,
         play_url=f"{context.public_url}/games/{game_id}",
         deadline=clock.deadline if clock is not None and clock.running == target.seat else None,

@@ -21,6 +21,7 @@ from litestar import Litestar
 from server.app import Settings, create_app
 from store.clock import Clock, system_clock
 from tests.processes import Started, free_port, stop_process
+from tests.server.sealing import KEY_FILE
 
 REDIS_URL = os.environ.get("PATRICIAN_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 
@@ -94,7 +95,9 @@ class LiveServer(Started):
         """Start and wait until /healthz answers `ready_status` (503: up, store out of reach)."""
         for _attempt in range(3):  # a free port may be taken before the server binds it
             self.port = free_port()
-            env = {**os.environ, **self.env, "PATRICIAN_PREFIX": self.prefix}
+            # The processes of one deployment share one key file (the fixture key here).
+            env = {"PATRICIAN_SIGNING_KEY_FILE": str(KEY_FILE), **os.environ, **self.env}
+            env["PATRICIAN_PREFIX"] = self.prefix
             env["PYTHONUNBUFFERED"] = "1"
             env.pop("REDIS_URL", None)
             command = [*_patrician(), "serve", "--host", "127.0.0.1", "--port", str(self.port)]

@@ -26,16 +26,18 @@ from hypothesis import strategies as st
 from litestar.testing import TestClient
 
 from projections.audit import EXIT_CODES, UNVERIFIED, audit, exit_code
+from server.app import Settings
 from server.cli import main
 from tests.server.client import Api, Json
 from tests.server.live import build_app
+from tests.server.sealing import KEY_FILE, KEYS, resealed
 
 
 @pytest.fixture(scope="module")
 def records() -> dict[str, Json]:
     """Finished records made by the server: the Architetto's game, a three-seat game with
     trade routes whose table lost a player before it filled, and a cancelled table."""
-    with TestClient(build_app(), timeout=30) as client:
+    with TestClient(build_app(Settings(signing_key_file=str(KEY_FILE))), timeout=30) as client:
         api = Api(client)
         rng = random.Random(4)
         found: dict[str, Json] = {}
@@ -59,7 +61,9 @@ def records() -> dict[str, Json]:
 
 
 def run(record: Json) -> list[Any]:
-    return audit(json.dumps(record).encode())
+    """The audit of the record sealed again by the server's key: the checks below the
+    signature, as they would meet a record the server itself forged."""
+    return audit(json.dumps(resealed(record)).encode(), keys=KEYS)
 
 
 def failed(record: Json) -> str:
@@ -76,8 +80,8 @@ def test_a_record_as_the_server_made_it_holds_up_and_says_what_it_did_not_check(
         checks = run(record)
         assert all(check.ok for check in checks), (name, checks)
         assert [c.name for c in checks] == [
-            "shape", "hash chain", "options", "seed", "commands", "players", "deal", "result",
-            "metadata",
+            "shape", "signature", "hash chain", "options", "seed", "commands", "players", "deal",
+            "result", "receipts", "metadata",
         ]  # fmt: skip
         assert exit_code(checks) == 0
         assert all(field in checks[-1].detail for field in UNVERIFIED)
@@ -146,7 +150,7 @@ MUTATIONS: dict[str, tuple[Mutation, str]] = {
     ),
     "the head moved": (lambda r: r["head"].update(version=1), "hash chain: head"),
     "an event left out": (lambda r: r["events"].pop(5), "hash chain: events"),
-    "an unknown field": (lambda r: r.update(signature="x"), "shape: "),
+    "an unknown field": (lambda r: r.update(notes="x"), "shape: "),
     "a redacted record": (lambda r: r.update(complete=False), "shape: complete"),
     "no events": (lambda r: r.update(events=[]), "shape: events"),
 }
@@ -163,14 +167,17 @@ def test_a_changed_record_is_refused_naming_what_was_changed(
     assert exit_code(run(record)) == EXIT_CODES[named.split(":")[0]]
 
 
-def test_a_changed_time_command_id_or_game_id_holds_up_but_is_named_unchecked(
+def test_a_changed_time_command_id_or_game_id_is_caught_by_the_signature_alone(
     records: dict[str, Json],
 ) -> None:
     record = copy.deepcopy(records["left"])
     record["game_id"] = "g-forged"
     record["commands"][3]["time"] = "1999-01-01T00:00:00.000Z"
     record["commands"][3]["command_id"] = "another"
-    checks = run(record)
+    unsealed = audit(json.dumps(record).encode(), keys=KEYS)
+    assert [c.name for c in unsealed if not c.ok] == ["signature"], unsealed
+    assert exit_code(unsealed) == EXIT_CODES["signature"]
+    checks = run(record)  # sealed again: the log cannot tell, the metadata check says so
     assert all(check.ok for check in checks)
     assert checks[-1].name == "metadata"
     assert "game_id" in checks[-1].detail and "commands[].time" in checks[-1].detail
@@ -253,7 +260,8 @@ def _unverified(path: tuple[Any, ...]) -> bool:
 @pytest.mark.parametrize("name", ["architetto", "left", "cancelled"])
 def test_every_field_is_checked_or_named_unchecked(records: dict[str, Json], name: str) -> None:
     """Each leaf of the record changed in turn (a sample of the long event and card lists):
-    the audit refuses every change but those to the fields it names as unchecked."""
+    left unsealed, the signature refuses every change; sealed again (the server forging), the
+    audit still refuses every change but those to the fields it names as unchecked."""
     original = records[name]
     rng = random.Random(name)
     paths = list(_leaves(original))
@@ -266,6 +274,10 @@ def test_every_field_is_checked_or_named_unchecked(records: dict[str, Json], nam
         for key in path[:-1]:
             where = where[key]
         where[path[-1]] = _changed(where[path[-1]])
+        unsealed = audit(json.dumps(record).encode(), keys=KEYS)
+        assert unsealed[-1].name in ("signature", "shape") and not unsealed[-1].ok, path
+        if path[0] == "signature":
+            continue
         checks = run(record)
         holds = all(check.ok for check in checks)
         assert holds == _unverified(path), (path, checks[-1])
@@ -280,8 +292,8 @@ def test_the_cli_prints_the_checks_and_exits_with_the_failures_code(
     held = runner.invoke(main, ["audit", str(path)])
     assert held.exit_code == 0 and held.output.rstrip().endswith("the record holds up")
     as_json = json.loads(runner.invoke(main, ["audit", "--json", str(path)]).output)
-    assert as_json["ok"] is True and len(as_json["checks"]) == 9
-    path.write_text(json.dumps({**records["architetto"], "seats": 3}))
+    assert as_json["ok"] is True and len(as_json["checks"]) == 11
+    path.write_text(json.dumps(resealed({**records["architetto"], "seats": 3})))
     broken = runner.invoke(main, ["audit", str(path)])
     assert broken.exit_code == EXIT_CODES["options"]
     assert "FAIL options: seats" in broken.output and "Traceback" not in broken.output

@@ -30,8 +30,13 @@ def test_the_audit_endpoint_answers_as_the_command_does(
     assert answer.status_code == 200
     assert answer.json()["ok"] is True and answer.json()["exit_code"] == 0
     (tmp_path / "game.json").write_bytes(raw)
-    printed = CliRunner().invoke(main, ["audit", "--json", str(tmp_path / "game.json")])
+    (tmp_path / "keys.json").write_bytes(client.get("/api/keys").content)
+    printed = CliRunner().invoke(
+        main,
+        ["audit", "--json", "--keys", str(tmp_path / "keys.json"), str(tmp_path / "game.json")],
+    )
     assert json.loads(printed.output) == answer.json()
+    assert "by the server's key" in answer.json()["checks"][1]["detail"]
 
     forged = json.loads(raw)
     forged["result"]["winners"] = [1 - forged["result"]["winners"][0]]

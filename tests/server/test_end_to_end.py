@@ -245,6 +245,7 @@ def test_two_live_servers_taking_requests_in_turn_behave_as_one(
         table, record = play_and_verify(api, seats, edition, modules, seed=seats)
         # Each server reads what the other wrote, at once: the same board, version and log.
         for http in (one, other):
+            # (the same key file: the same seal, to the byte)
             assert http.get(f"/api/games/{table.game_id}/record").json() == record
         # A command id accepted through either server is known to both: sent again to
         # each, the last command gets its first answer again.

@@ -42,7 +42,9 @@ def check_packed(client: TestClient[Litestar], path: str, player: Player | None 
     assert headers["content-encoding"] == "gzip"
     assert headers["vary"] == "Accept-Encoding"
     assert headers["content-type"].startswith("application/json")
-    assert int(headers["content-length"]) == len(packed) < len(plain) // 4
+    # A third at most: a finished record's seal carries some twenty random digests, which
+    # no compression shrinks (the rest gzips to about a fifth).
+    assert int(headers["content-length"]) == len(packed) < len(plain) // 3
     assert gzip.decompress(packed) == plain, "gzipped once, to the very same JSON"
     return packed
 

@@ -153,7 +153,7 @@ def test_the_openapi_document_marks_the_token_optional_on_reads(
         for path, operations in document["paths"].items()
         if path.startswith("/api/games/{game_id}") and "get" in operations
     ]
-    assert len(reads) == 7  # board, events, stream, replay, at, record, talk
+    assert len(reads) == 8  # board, events, stream, replay, at, record, talk, notation
     required = [
         path for path in reads if {} not in document["paths"][path]["get"].get("security", [{}])
     ]

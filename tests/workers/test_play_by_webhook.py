@@ -126,6 +126,18 @@ def test_three_seats_play_a_game_to_the_end_each_acting_only_on_its_own_webhook(
     record = api.record(game_id)
     assert all(check.ok for check in audit(json.dumps(record).encode()))
     _check_messages(sink, record, players, turns)
+    # Each message carries the receipt of its append, signed by a key the server lists: kept,
+    # they all hold up against the record (docs/record.md, "Receipts").
+    keys = api.ok(api.request("GET", "/api/keys"))
+    receipts = [
+        (f"{path}:{k}", json.dumps(message["receipt"]).encode())
+        for path, messages in sink.received.items()
+        for k, message in enumerate(messages)
+    ]
+    assert receipts and all(json.loads(raw)["version"] for _n, raw in receipts)
+    checks = audit(json.dumps(record).encode(), receipts, json.dumps(keys).encode())
+    assert all(check.ok for check in checks), checks[-1]
+    assert f"{len(receipts)} receipts" in checks[-2].detail
 
 
 def _check_messages(sink: Sink, record: Json, players: list[Player], turns: int) -> None:

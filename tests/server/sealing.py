@@ -1,0 +1,35 @@
+"""The test server's signing key (a fixture, never a real server's), and a record sealed again
+with it: what a server that lied would serve. Tests that change a record and want to see the
+checks below the signature catch the change seal it again first; a change left unsealed is
+caught by the signature itself."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from projections.signatures import KeyList, PublicKey
+from workers.signing import load_signer
+
+KEY_FILE = Path(__file__).parent.parent / "fixtures" / "records" / "signing-key.pem"
+SIGNER = load_signer(KEY_FILE)
+KEYS = msgspec.json.encode(
+    KeyList([PublicKey(SIGNER.key_id, "Ed25519", SIGNER.public.hex(), "2026-01-01T00:00:00Z")])
+)
+"""The test server's list of keys, as `GET /api/keys` would give it."""
+
+
+def resealed(record: dict[str, Any]) -> dict[str, Any]:
+    """The record (changed or not) with a fresh seal of the test key over it."""
+    document = {name: value for name, value in record.items() if name != "signature"}
+    seal = SIGNER.seal(
+        document, (record.get("signature") or {}).get("time", "2026-01-01T00:00:00Z")
+    )
+    return {**document, "signature": msgspec.to_builtins(seal)}
+
+
+def encoded(record: dict[str, Any]) -> bytes:
+    return json.dumps(record).encode()
