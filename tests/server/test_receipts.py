@@ -250,3 +250,22 @@ def test_a_receipt_never_names_the_hash_of_an_event_hidden_from_anyone(name: str
     for receipt in receipts:
         event = event_decoder.decode(record["events"][receipt["version"] - 1]["data"])
         assert visible(event, None, over=False), (receipt["version"], type(event).__name__)
+
+
+def test_the_command_exits_with_the_code_of_a_refused_receipt_or_key_list(tmp_path: Path) -> None:
+    fixtures = Path(__file__).parent.parent / "fixtures" / "records"
+    record, keys = str(fixtures / "architetto.json"), str(fixtures / "keys.json")
+    receipt = json.loads((fixtures / "architetto.receipts.json").read_text())[9]
+    receipt["head_hash"] = "00" * 32
+    (tmp_path / "receipt.json").write_text(json.dumps(receipt))
+    runner = CliRunner()
+    refused = runner.invoke(
+        main, ["audit", record, "--keys", keys, "--receipt", str(tmp_path / "receipt.json")]
+    )
+    assert refused.exit_code == EXIT_CODES["receipts"], refused.output
+    assert "FAIL receipts: " in refused.output and "Traceback" not in refused.output
+    (tmp_path / "keys.json").write_text("[1, 2")
+    broken = runner.invoke(main, ["audit", record, "--keys", str(tmp_path / "keys.json")])
+    assert broken.exit_code == EXIT_CODES["signature"] and "FAIL signature: --keys" in broken.output
+    missing = runner.invoke(main, ["audit", record, "--receipt", str(tmp_path / "nothing.json")])
+    assert missing.exit_code == 1 and "nothing.json" in missing.output
