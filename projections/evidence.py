@@ -171,7 +171,8 @@ class Evidence:
             return named
         key = self.keys.get(key_id)
         if key is None:
-            raise Refusal(kind, f"{where}: key {key_id} is not one of the server's keys")
+            whose = f"{where}.key_id" if where == "signature" else where
+            raise Refusal(kind, f"{whose}: key {key_id} is not one of the server's keys")
         if named is not None and named != key.public_key:
             raise Refusal(kind, f"{where}: it names another key than the server's {key_id}")
         retired = instant(key.retired) if key.retired is not None else None

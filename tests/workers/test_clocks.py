@@ -194,7 +194,12 @@ def test_a_seat_that_plays_in_time_banks_what_it_leaves_up_to_the_most_its_bank_
     while (board := api.board(game_id, by_seat[second]))["pending"]["seat"] == second:
         api.ok(api.send(game_id, by_seat[second], board["version"], [board["legal_commands"][0]]))
     assert board["clock"]["seats"][second]["bank_seconds"] == 1 * 3600
-    mine = api.ok(api.request("GET", "/api/me/games", player=by_seat[first]))
+    # The list follows the game by the workers' delay (docs/api.md): wait for this version.
+    deadline = time.monotonic() + 10
+    while (mine := api.ok(api.request("GET", "/api/me/games", player=by_seat[first])))[0][
+        "version"
+    ] < board["version"] and time.monotonic() < deadline:
+        time.sleep(0.02)
     assert mine[0]["your_decision"] and mine[0]["clock"]["deadline"] == board["clock"]["deadline"]
     steps = api.ok(api.request("GET", f"/api/games/{game_id}/replay"))["steps"]
     assert steps[-1]["view"]["clock"] == board["clock"], "the replay shows the clocks too"
