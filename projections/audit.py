@@ -14,6 +14,7 @@ naming the field. Nothing here touches Redis: the audit runs anywhere.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -58,6 +59,7 @@ EXIT_CODES = {
     "internal": 9,
     "signature": 10,
     "receipts": 11,
+    "keys": 13,
 }
 # (The deal had 7 with the players before signatures came; each kind now has its own.)
 """The exit code of `patrician audit` per check that failed first (0: the record holds up)."""
@@ -123,6 +125,7 @@ def _shape(raw: bytes) -> tuple[Record, dict[str, Any]]:
         record = record_decoder.decode(raw)
     except (msgspec.DecodeError, RecursionError) as error:
         raise Refusal("shape", f"not a {FORMAT} document: {error}") from None
+    _one_reading(raw)
     document = msgspec.json.decode(raw)
     unknown = unknown_fields(document, record)
     if unknown:  # a field nothing here would check
@@ -134,6 +137,37 @@ def _shape(raw: bytes) -> tuple[Record, dict[str, Any]]:
     if not record.events:
         raise Refusal("shape", "events: the record holds no event")
     return record, document
+
+
+class _Ambiguous(ValueError):
+    pass
+
+
+def _one_reading(raw: bytes) -> None:
+    """A record that every JSON reader reads the same (I-JSON, RFC 7493, as the canonical
+    form of the signature needs): no member named twice in one object, whose readers keep
+    the first or the last, and no integer beyond 2^53 - 1, which many read as another."""
+
+    def members(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        names = [name for name, _value in pairs]
+        if len(set(names)) != len(names):
+            twice = next(name for name in names if names.count(name) > 1)
+            raise _Ambiguous(f"a member named {twice!r} twice in one object")
+        return dict(pairs)
+
+    def whole(text: str) -> int:
+        if len(text.lstrip("-")) > 16 or abs(int(text)) > 2**53 - 1:
+            raise _Ambiguous(f"the number {text[:24]} is beyond 2^53 - 1")
+        return int(text)
+
+    try:
+        json.loads(raw, object_pairs_hook=members, parse_int=whole)
+    except _Ambiguous as error:
+        raise Refusal(
+            "shape", f"not a {FORMAT} document every reader reads alike: {error}"
+        ) from None
+    except (ValueError, RecursionError) as error:
+        raise Refusal("shape", f"not a {FORMAT} document: {error}") from None
 
 
 def _checks(record: Record) -> Iterator[Check]:

@@ -12,6 +12,7 @@ makes and checks them (it holds no key file and does no I/O: the server loads th
 from __future__ import annotations
 
 import hashlib
+import re
 from datetime import datetime
 from typing import Any
 
@@ -22,6 +23,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 ALGORITHM = "Ed25519"
+KEY_HEX = re.compile(r"[0-9a-f]{64}")
+SIGNATURE_HEX = re.compile(r"[0-9a-f]{128}")
 RECEIPT_FORMAT = "patrician-receipt/1"
 RECORD_SIGNATURE_FORMAT = "patrician-record-signature/1"
 
@@ -51,9 +54,10 @@ class RecordSignature(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     signature: str
 
 
-class PublicKey(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """One key the server signs or signed with (`GET /api/keys`): `retired` is when a newer
-    key replaced it (None: in use). A key signs nothing after it was retired."""
+class PublicKey(msgspec.Struct, frozen=True):
+    """One key the server signs or signed with (`GET /api/keys`): `since` when it was first
+    listed (before it signed anything), `retired` when the operator retired it (None: in
+    use). A key signs nothing after it was retired. Read leniently where it is stored."""
 
     key_id: str
     algorithm: str
@@ -62,13 +66,22 @@ class PublicKey(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     retired: str | None = None
 
 
-class KeyList(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class KeyList(msgspec.Struct, frozen=True):
     """Every key the server ever signed with (`GET /api/keys`, `patrician audit --keys`)."""
 
     keys: list[PublicKey]
 
 
-key_list_decoder = msgspec.json.Decoder(KeyList)
+class _GivenKey(PublicKey, frozen=True, forbid_unknown_fields=True):
+    """A key of a list handed to the audit: read strictly (a field it does not know, such as
+    a revocation a newer server writes, is not passed over)."""
+
+
+class _GivenKeys(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    keys: list[_GivenKey]
+
+
+key_list_decoder = msgspec.json.Decoder(_GivenKeys)
 receipt_decoder = msgspec.json.Decoder(Receipt)
 
 
@@ -149,7 +162,10 @@ class Signer:
 
 def verifies(public_hex: str, signature_hex: str, message: bytes) -> bool:
     """Whether `signature_hex` is the signature of `message` by the key `public_hex`; False
-    for anything malformed (a key or signature that is not hex of the right length)."""
+    for anything malformed: only lower-case hex of the right length is taken, the one way
+    the server writes them (so that no other spelling of a signature also verifies)."""
+    if not (KEY_HEX.fullmatch(public_hex) and SIGNATURE_HEX.fullmatch(signature_hex)):
+        return False
     try:
         key = Ed25519PublicKey.from_public_bytes(bytes.fromhex(public_hex))
         key.verify(bytes.fromhex(signature_hex), message)

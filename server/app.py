@@ -39,7 +39,7 @@ from server.routes import ROUTES
 from server.security_headers import STRICT, security_headers
 from server.services import Services, build_services
 from store.client import AsyncEventStore
-from store.clock import Clock, iso, system_clock
+from store.clock import Clock, system_clock
 from store.errors import StoreUnavailable
 from workers.runner import (
     EmbeddedWorkers,
@@ -49,7 +49,7 @@ from workers.runner import (
     handover_enqueuer,
     vacation_enqueuer,
 )
-from workers.signing import announce_op, signer_for
+from workers.signing import KeyRetired, signer_for
 from workers.smtp import settings_repr, smtp_server, without_password
 
 log = structlog.get_logger("patrician")
@@ -185,19 +185,17 @@ anew for each request, and level 1 makes it a fifth of its size for a fraction o
 of level 6 (bench/server.py)."""
 
 
-async def _announce_key(
-    services: Services, settings: Settings, signer: Signer, clock: Clock
-) -> None:
-    """List the signing key (`GET /api/keys`) and say which it is; a key from a file retires
-    the keys in use before it."""
-    lasting = settings.signing_key_file is not None
+async def _announce_key(services: Services, settings: Settings, signer: Signer) -> None:
+    """List the signing key (`GET /api/keys`) and say which it is. A store that does not
+    answer now leaves it to the first signature; a retired key stops the start."""
     try:
-        await services.games.run(
-            announce_op(settings.prefix, signer, iso(clock()), lasting=lasting)
-        )
+        await services.games.key_listed()
     except StoreUnavailable as error:
-        log.error("the signing key could not be listed", reason=str(error))
-    if lasting:
+        log.error("the signing key could not be listed yet", reason=str(error))
+    except KeyRetired as error:
+        log.error("refusing to sign with a retired key", reason=str(error))
+        raise
+    if settings.signing_key_file is not None:
         log.info("signing with the key of the key file", key_id=signer.key_id)
     else:
         log.warning(
@@ -244,7 +242,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock = system_clock)
         # process: keep it out of every collection, which shortens the pauses of a busy server.
         gc.collect()
         gc.freeze()
-        await _announce_key(services, settings, signer, clock)
+        await _announce_key(services, settings, signer)
         if settings.redis_url is None and not settings.embedded_workers:
             log.warning("running on an embedded in-process fakeredis, without workers")
         elif settings.redis_url is None:

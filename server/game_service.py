@@ -48,6 +48,7 @@ from store.protocol import Op
 from store.records import meta_decoder
 from store.time_controls import TimeControl, set_time_control, time_control_op
 from store.vacations import vacations_op
+from workers.signing import announce_op
 
 T = TypeVar("T")
 
@@ -72,6 +73,7 @@ class GameService:
         self.listings = listings
         self.players = players
         self.signer = signer
+        self._listed = False
         self.clock = clock
         self.token_bytes = token_bytes
         # Each kept document is a pure function of its key: a seat's view of a game at a
@@ -138,17 +140,34 @@ class GameService:
             )
         )
         code = tables.invite_code_of(outcome.state)
-        version, receipt = outcome.last_version, self.receipt(game_id, outcome)
+        version, receipt = outcome.last_version, await self.receipt(game_id, outcome)
         if request.bots and not outcome.repeated:
             joined = await self._seat_bots(game_id, code, request.bots)
             version, receipt = joined.version, joined.receipt
+        elif request.bots:  # told again: the answer's version and receipt, the last bot's join
+            batches = await self.run(reads.batches_op(self.path, game_id))
+            if len(batches) > len(request.bots):
+                last = batches[len(request.bots)]
+                version = last.last_version
+                head = await self.run(reads.hash_at_op(self.path, game_id, version))
+                await self.key_listed()
+                accepted = meta_decoder.decode(last.metadata).time
+                receipt = self.signer.receipt(game_id, version, head, accepted)
         return models.CreatedGame(
             game_id, code, outcome.state.seed_commitment, version, receipt, outcome.repeated
         )
 
-    def receipt(self, game_id: str, outcome: games.Outcome) -> Receipt:
+    async def receipt(self, game_id: str, outcome: games.Outcome) -> Receipt:
         """The signed receipt of an append (the same when it is told again)."""
+        await self.key_listed()
         return self.signer.receipt(game_id, outcome.last_version, outcome.head_hash, outcome.time)
+
+    async def key_listed(self) -> None:
+        """List the signing key (`GET /api/keys`) before anything it signs goes out: at the
+        start, or at the first signature if the store did not answer then."""
+        if not self._listed:
+            await self.run(announce_op(self.listings.prefix, self.signer, iso(self.clock())))
+            self._listed = True
 
     async def _seat_bots(
         self, game_id: str, code: str, bots: list[models.BotSeat]
@@ -194,7 +213,7 @@ class GameService:
             outcome.last_version,
             started,
             outcome.state.seat_of(player),
-            self.receipt(game_id, outcome),
+            await self.receipt(game_id, outcome),
         )
 
     async def leave(self, game_id: str, player: str) -> models.TableChanged:
@@ -203,7 +222,7 @@ class GameService:
         )
         await self.run(accounts.drop_listing_op(self.listings, player, game_id))
         return models.TableChanged(
-            game_id, outcome.last_version, outcome.state.phase, self.receipt(game_id, outcome)
+            game_id, outcome.last_version, outcome.state.phase, await self.receipt(game_id, outcome)
         )
 
     async def cancel(self, game_id: str, player: str) -> models.TableChanged:
@@ -212,7 +231,7 @@ class GameService:
         )
         await self.run(accounts.close_game_op(self.listings, game_id))
         return models.TableChanged(
-            game_id, outcome.last_version, outcome.state.phase, self.receipt(game_id, outcome)
+            game_id, outcome.last_version, outcome.state.phase, await self.receipt(game_id, outcome)
         )
 
     # --- playing --------------------------------------------------------------------------
@@ -241,7 +260,7 @@ class GameService:
                 for version, event in enumerate(outcome.events, outcome.first_version)
                 if visible(event, outcome.seat, over)
             ],
-            receipt=self.receipt(game_id, outcome),
+            receipt=await self.receipt(game_id, outcome),
         )
 
     # --- reading --------------------------------------------------------------------------
@@ -469,6 +488,7 @@ class GameService:
             seat,
         )
         if record.complete:  # the server's seal (docs/record.md, "Signatures")
+            await self.key_listed()
             # Dated by the game's last append: a record is the same bytes whenever, and by
             # whichever process of the deployment, it is made.
             seal = self.signer.seal(msgspec.to_builtins(record), record.commands[-1].time)

@@ -4,8 +4,9 @@ that anyone holding a record can settle a dispute without the server."""
 
 from __future__ import annotations
 
+import unicodedata
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, NoReturn
 
 import click
 import msgspec
@@ -14,24 +15,24 @@ from projections.audit import audit_result
 
 
 @click.command(name="audit")
-@click.argument("record", type=click.File("rb"))
+@click.argument("record", type=click.Path(path_type=Path))
 @click.option(
     "--receipt",
     "receipts",
     multiple=True,
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=click.Path(path_type=Path),
     help="A receipt the server gave you (a file of its JSON); again for more.",
 )
 @click.option(
     "--keys",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=click.Path(path_type=Path),
     help="The server's keys, as GET /api/keys gives them: the signatures must be theirs.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the checks as JSON, for tools.")
-@click.option("--as-seat", type=click.IntRange(0, 5), help="With --at: print what this seat saw.")
-@click.option("--at", "at_version", type=click.IntRange(min=1), help="The version of --as-seat.")
+@click.option("--as-seat", type=int, help="With --at: print what this seat saw then.")
+@click.option("--at", "at_version", type=int, help="The version of --as-seat.")
 def audit_command(  # noqa: PLR0917 (click passes each option)
-    record: BinaryIO,
+    record: Path,
     receipts: tuple[Path, ...],
     keys: Path | None,
     as_json: bool,
@@ -43,48 +44,65 @@ def audit_command(  # noqa: PLR0917 (click passes each option)
     the deal, the result, and each receipt given.
 
     With --as-seat S --at N (once the record holds up): the board seat S saw right after
-    version N, as JSON.
+    version N, as JSON, after the checks.
 
     Exit codes: 0 the record holds up; 2 malformed; 3 hash chain; 4 options; 5 seed;
     6 commands; 7 players; 8 result; 9 a record it could not read to the end;
-    10 signature; 11 receipts; 12 deal; 1 a file that cannot be read."""
+    10 signature; 11 receipts; 12 deal; 13 a list of keys that cannot be used;
+    1 a file that cannot be read, or an --as-seat/--at the game does not have."""
     if (as_seat is None) != (at_version is None):
-        raise click.UsageError("--as-seat and --at go together")
-    raw = record.read()
+        _stop("--as-seat and --at go together")
+    raw = _read(record, "RECORD")
     given = [(str(path), _read(path, "--receipt")) for path in receipts]
     key_list = _read(keys, "--keys") if keys is not None else None
     result = audit_result(raw, given, key_list)
-    if as_json and as_seat is None:
+    if as_json:
         click.echo(msgspec.json.encode(result).decode())
-    elif not as_json:
+    else:
         for check in result.checks:
-            click.echo(f"{'ok  ' if check.ok else 'FAIL'} {check.name}: {check.detail}")
+            click.echo(printable(f"{'ok  ' if check.ok else 'FAIL'} {check.name}: {check.detail}"))
         click.echo("the record holds up" if result.ok else "the record does not hold up")
     if result.ok and as_seat is not None and at_version is not None:
         _show_seat(raw, as_seat, at_version)
     raise SystemExit(result.exit_code)
 
 
+def printable(text: str) -> str:
+    """`text` with every control or format character written as its escape: what a record
+    says is printed, never obeyed by the terminal (no line, colour or erasure of its own)."""
+    return "".join(
+        char.encode("unicode_escape").decode() if unicodedata.category(char)[0] == "C" else char
+        for char in text
+    )
+
+
 def _show_seat(raw: bytes, seat: int, version: int) -> None:
+    """What `seat` saw right after `version`, as the server answers `at/{v}?as=S` of a
+    finished game (a seat of a game whose seats were drawn, a version it has)."""
     from domain.events import event_decoder
+    from domain.evolve import fold
     from projections.audit import record_decoder
     from projections.replay import seen_at
 
     record = record_decoder.decode(raw)
-    if seat >= record.seats or version > len(record.events):
-        raise click.UsageError(
-            f"this game has seats 0-{record.seats - 1} and versions 1-{len(record.events)}"
-        )
     log = [event_decoder.decode(entry.data) for entry in record.events]
+    if not fold(log).seat_players or not 0 <= seat < record.seats:
+        _stop(f"--as-seat {seat}: not a seat of this game (its seats are drawn at the start)")
+    if not 1 <= version <= len(log):
+        _stop(f"--at {version}: this game has versions 1-{len(log)}")
     click.echo(msgspec.json.encode(seen_at(log, version, seat)).decode())
+
+
+def _stop(message: str) -> NoReturn:
+    click.echo(f"Error: {message}", err=True)
+    raise SystemExit(1)
 
 
 def _read(path: Path, option: str) -> bytes:
     try:
         return path.read_bytes()
     except OSError as error:
-        click.echo(f"{option} {path}: {error.strerror or error}", err=True)
-        raise SystemExit(1) from None
+        _stop(f"{option} {path}: {error.strerror or error}")
 
 
 @click.command(name="keygen")
@@ -102,6 +120,29 @@ def keygen_command(path: Path) -> None:
     except OSError as error:
         raise click.UsageError(f"{path}: {error.strerror or error}") from None
     click.echo(f"wrote key {signer.key_id} to {path} (public key {signer.public.hex()})")
+
+
+@click.command(name="retire-key")
+@click.argument("key_id")
+@click.option("--redis-url", envvar="REDIS_URL", required=True, help="The store (or REDIS_URL).")
+def retire_key_command(key_id: str, redis_url: str) -> None:
+    """Retire the signing key KEY_ID from now on (GET /api/keys says when): after a new key
+    file was given to every API process and worker, and the old processes have stopped.
+    Records and receipts it signed before stay valid; anything it signs later is refused,
+    and a process started with it refuses to start."""
+    import redis
+
+    from server.app import Settings
+    from store.client import EventStore
+    from store.clock import iso, system_clock
+    from workers.signing import retire_op
+
+    settings = Settings.from_environment()
+    store = EventStore(redis.Redis.from_url(redis_url), prefix=settings.prefix)
+    key = store.run(retire_op(settings.prefix, key_id, iso(system_clock())))
+    if key is None:
+        raise click.UsageError(f"no key {key_id} is listed")
+    click.echo(f"key {key_id} retired at {key.retired}")
 
 
 @click.command(name="notation")
@@ -158,5 +199,6 @@ RECORD_COMMANDS: list[click.Command] = [
     keygen_command,
     notation_command,
     check_rules_command,
+    retire_key_command,
 ]
 """The commands `server.cli` adds to `patrician`."""

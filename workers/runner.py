@@ -94,8 +94,7 @@ def context_for(
     store = EventStore(client, prefix=settings.prefix, shards=settings.shards)
     if signer is None:
         signer = signer_for(settings.signing_key_file)
-        lasting = settings.signing_key_file is not None
-        store.run(announce_op(settings.prefix, signer, iso(clock()), lasting=lasting))
+        store.run(announce_op(settings.prefix, signer, iso(clock())))  # before it signs
     return WorkerContext(
         store,
         CommandPath(store.context, game_data),

@@ -3,10 +3,11 @@
 at `GET /api/keys`). Both the API processes (receipts, records) and the workers (the receipt
 in a webhook) sign, so both load it here; what is signed is `projections.signatures`.
 
-A process started with a key file is the operator's lasting identity: when it starts, every
-other key still listed as in use is retired (the key was rotated). A process without one
-(the embedded server, a test) signs with a key made for it alone, which is listed but retires
-nothing, and says so.
+Every process lists its key before it signs with it. A process without a key file (the
+embedded server, a test) signs with a key made for it alone, and says so. Keys are retired
+only by the operator (`patrician retire-key`), once every process signs with the new one: a
+process draining requests with the old key during a rolling deploy signs before that moment,
+and a process started with a retired key refuses to start.
 """
 
 from __future__ import annotations
@@ -60,20 +61,36 @@ def write_key_file(path: str | Path) -> Signer:
     return Signer(private)
 
 
-def announce_op(prefix: str, signer: Signer, now: str, *, lasting: bool) -> Op[bool]:
-    """List the signer's key (since `now`) if it is new; a `lasting` key (from a file)
-    retires every other key in use. Whether the key was new."""
+class KeyRetired(Exception):
+    """A process started with a key the operator retired (a rollback to an old key file, say):
+    it must not sign with it. Make a new key (`patrician keygen`)."""
+
+
+def announce_op(prefix: str, signer: Signer, now: str) -> Op[bool]:
+    """List the signer's key (since `now`) if it is new, before it signs anything; whether it
+    was new. Nothing else is retired: that is the operator's step (`retire_op`), once every
+    process signs with the new key. Raises `KeyRetired` for a key that was retired."""
     description = PublicKey(signer.key_id, ALGORITHM, signer.public.hex(), now)
     new = yield from list_key_op(prefix, signer.key_id, msgspec.json.encode(description))
-    if lasting:
+    if not new:
         listed = yield from keys_op(prefix)
-        retired = {
-            key_id: msgspec.json.encode(msgspec.structs.replace(key, retired=now))
-            for key_id, raw in listed.items()
-            if key_id != signer.key_id and (key := _decoder.decode(raw)).retired is None
-        }
-        yield from update_keys_op(prefix, retired)
+        retired = _decoder.decode(listed[signer.key_id]).retired
+        if retired is not None:
+            raise KeyRetired(f"key {signer.key_id} was retired at {retired}: make a new one")
     return new
+
+
+def retire_op(prefix: str, key_id: str, now: str) -> Op[PublicKey | None]:
+    """Retire a listed key from `now` on (kept as it is if it was retired already); the key
+    as listed now, or None for a key never listed."""
+    listed = yield from keys_op(prefix)
+    if key_id not in listed:
+        return None
+    key = _decoder.decode(listed[key_id])
+    if key.retired is None:
+        key = msgspec.structs.replace(key, retired=now)
+        yield from update_keys_op(prefix, {key_id: msgspec.json.encode(key)})
+    return key
 
 
 def key_list_op(prefix: str) -> Op[KeyList]:

@@ -25,9 +25,9 @@ KEYS = msgspec.json.encode(
 def resealed(record: dict[str, Any]) -> dict[str, Any]:
     """The record (changed or not) with a fresh seal of the test key over it."""
     document = {name: value for name, value in record.items() if name != "signature"}
-    seal = SIGNER.seal(
-        document, (record.get("signature") or {}).get("time", "2026-01-01T00:00:00Z")
-    )
+    commands = record.get("commands") or [{}]
+    ended = commands[-1].get("time", "2026-01-01T00:00:00Z")  # a seal is dated by the end
+    seal = SIGNER.seal(document, (record.get("signature") or {}).get("time", ended))
     return {**document, "signature": msgspec.to_builtins(seal)}
 
 

@@ -36,7 +36,7 @@ def test_the_audit_endpoint_answers_as_the_command_does(
         ["audit", "--json", "--keys", str(tmp_path / "keys.json"), str(tmp_path / "game.json")],
     )
     assert json.loads(printed.output) == answer.json()
-    assert "by the server's key" in answer.json()["checks"][1]["detail"]
+    assert "(the server's)" in answer.json()["checks"][1]["detail"]
 
     forged = json.loads(raw)
     forged["result"]["winners"] = [1 - forged["result"]["winners"][0]]

@@ -118,6 +118,7 @@ def test_a_game_whose_creation_failed_after_it_was_listed_is_in_no_list() -> Non
 def test_a_crash_just_after_a_creation_or_a_join_landed_loses_no_listing() -> None:
     async def scenario(client: _Faulty, service: Services) -> None:
         anna, bert = await _players(service, 2)
+        await service.games.key_listed()  # as at the start of the server
         client.die_after = "evalsha"  # the creation lands, then the process dies
         created = await service.games.create(anna, models.NewGame(seats=3))
         client.die_after, client.dead = "evalsha", False

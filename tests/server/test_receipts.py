@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner
 from litestar.testing import TestClient
 
-from projections.audit import EXIT_CODES, audit
+from projections.audit import EXIT_CODES, audit, exit_code
 from projections.signatures import receipt_message, verifies
 from server.app import Settings
 from server.cli import main
@@ -115,7 +115,7 @@ def test_the_finished_record_is_sealed_by_the_servers_key_and_holds_up_with_ever
     outcome = CliRunner().invoke(main, _files(tmp_path, game, game.receipts))
     assert outcome.exit_code == 0, outcome.output
     assert f"ok   receipts: {len(game.receipts)} receipts" in outcome.output
-    assert "ok   signature: signed at" in outcome.output and "by the server's key" in outcome.output
+    assert "ok   signature: signed at" in outcome.output and "(the server's)" in outcome.output
 
 
 def test_a_record_missing_the_head_a_receipt_acknowledged_was_rewritten_and_is_refused(
@@ -167,7 +167,7 @@ def test_a_record_signed_by_a_key_the_server_never_used_is_refused_given_its_key
     document = {k: v for k, v in game.record.items() if k != "signature"}
     sealed = {
         **document,
-        "signature": msgspec.to_builtins(other.seal(document, "2026-12-01T00:00:00Z")),
+        "signature": msgspec.to_builtins(other.seal(document, document["commands"][-1]["time"])),
     }
     raw = json.dumps(sealed).encode()
     alone = audit(raw)  # without the server's keys: unchanged since signed, not whose
@@ -230,7 +230,7 @@ def test_keygen_writes_a_key_only_its_owner_reads_and_never_over_another(tmp_pat
 
 def test_each_kind_of_failure_has_its_own_exit_code() -> None:
     assert EXIT_CODES["signature"] == 10 and EXIT_CODES["receipts"] == 11
-    assert EXIT_CODES["deal"] == 12 and EXIT_CODES["players"] == 7
+    assert EXIT_CODES["deal"] == 12 and EXIT_CODES["players"] == 7 and EXIT_CODES["keys"] == 13
     assert len(set(EXIT_CODES.values())) == len(EXIT_CODES)
     assert 0 not in EXIT_CODES.values() and 1 not in EXIT_CODES.values()
 
@@ -266,6 +266,88 @@ def test_the_command_exits_with_the_code_of_a_refused_receipt_or_key_list(tmp_pa
     assert "FAIL receipts: " in refused.output and "Traceback" not in refused.output
     (tmp_path / "keys.json").write_text("[1, 2")
     broken = runner.invoke(main, ["audit", record, "--keys", str(tmp_path / "keys.json")])
-    assert broken.exit_code == EXIT_CODES["signature"] and "FAIL signature: --keys" in broken.output
+    assert broken.exit_code == EXIT_CODES["keys"] and "FAIL keys: --keys" in broken.output
     missing = runner.invoke(main, ["audit", record, "--receipt", str(tmp_path / "nothing.json")])
     assert missing.exit_code == 1 and "nothing.json" in missing.output
+
+
+def _fixture(name: str) -> tuple[Json, list[Json], bytes]:
+    fixtures = Path(__file__).parent.parent / "fixtures" / "records"
+    record = json.loads((fixtures / f"{name}.json").read_text())
+    receipts = json.loads((fixtures / f"{name}.receipts.json").read_text())
+    return record, receipts, (fixtures / "keys.json").read_bytes()
+
+
+def test_a_record_every_reader_would_not_read_alike_is_refused_as_malformed() -> None:
+    record, _receipts, keys = _fixture("cancelled")
+    text = json.dumps(record)
+    doubled = '{"game_id": "g-shown-first", ' + text[1:]
+    checks = audit(doubled.encode(), keys=keys)
+    assert checks[-1].name == "shape" and "'game_id' twice" in checks[-1].detail
+    huge = copy.deepcopy(record)
+    huge["commands"][1]["first_version"] = 2**60
+    checks = audit(json.dumps(huge).encode(), keys=keys)
+    assert checks[-1].name == "shape" and "2^53" in checks[-1].detail
+
+
+def test_a_signature_spelled_otherwise_than_the_server_writes_it_is_refused() -> None:
+    record, receipts, keys = _fixture("cancelled")
+    shouted = copy.deepcopy(record)
+    shouted["signature"]["signature"] = shouted["signature"]["signature"].upper()
+    assert audit(json.dumps(shouted).encode(), keys=keys)[-1].name == "signature"
+    spaced = {**receipts[0], "signature": " " + receipts[0]["signature"]}
+    checks = audit(json.dumps(record).encode(), [("r", json.dumps(spaced).encode())], keys)
+    assert checks[-1].name == "receipts" and not checks[-1].ok
+
+
+def test_a_seal_dated_before_the_games_end_is_refused() -> None:
+    """A retired key could otherwise seal a game that ended after it was retired by dating
+    the seal earlier."""
+    record, _receipts, keys = _fixture("architetto")
+    document = {k: v for k, v in record.items() if k != "signature"}
+    early = SIGNER.seal(document, "2026-01-01T00:00:00.000Z")
+    sealed = {**document, "signature": msgspec.to_builtins(early)}
+    checks = audit(json.dumps(sealed).encode(), keys=keys)
+    assert checks[-1].name == "signature" and "before the game's last append" in checks[-1].detail
+
+
+def test_a_list_of_keys_that_cannot_be_right_is_refused_with_its_own_code() -> None:
+    record, _receipts, keys = _fixture("cancelled")
+    listed = json.loads(keys)["keys"][0]
+    raw = json.dumps(record).encode()
+    for broken, says in (
+        ({"keys": [listed, listed]}, "listed twice"),
+        ({"keys": [{**listed, "retired": "2026-01-01"}]}, "retired"),
+        ({"keys": [{**listed, "algorithm": "RSA"}]}, "algorithm"),
+        ({"keys": [{**listed, "key_id": "0" * 16}]}, "key_id"),
+        ({"keys": [{**listed, "revoked": True}]}, "revoked"),
+    ):
+        checks = audit(raw, keys=json.dumps(broken).encode())
+        assert checks[-1].name == "keys" and says in checks[-1].detail, checks[-1]
+        assert exit_code(checks) == EXIT_CODES["keys"]
+
+
+def test_what_a_record_says_is_printed_never_obeyed_by_the_terminal(tmp_path: Path) -> None:
+    record, _receipts, keys = _fixture("cancelled")
+    record["signature"]["key_id"] = "\r\x1b[2Kok   signature: fine\nthe record holds up\x1b[8m"
+    (tmp_path / "game.json").write_text(json.dumps(record))
+    (tmp_path / "keys.json").write_bytes(keys)
+    printed = CliRunner().invoke(
+        main, ["audit", str(tmp_path / "game.json"), "--keys", str(tmp_path / "keys.json")]
+    )
+    assert printed.exit_code == EXIT_CODES["signature"]
+    assert "\x1b" not in printed.output and "\r" not in printed.output
+    assert printed.output.splitlines()[-1] == "the record does not hold up"
+    assert len(printed.output.splitlines()) == 3  # shape, signature, the verdict
+
+
+def test_a_creation_with_bots_sent_again_is_answered_as_the_first_time(
+    client: TestClient[Any],
+) -> None:
+    api = Api(client)
+    creator = api.create_player("Mary")
+    body = {"seats": 3, "bots": [{"level": "random"}, {"level": "random"}], "command_id": "b1"}
+    first = api.ok(api.request("POST", "/api/games", player=creator, json=body), 201)
+    again = api.ok(api.request("POST", "/api/games", player=creator, json=body), 201)
+    assert again["repeated"] is True
+    assert (again["version"], again["receipt"]) == (first["version"], first["receipt"])
