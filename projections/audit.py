@@ -125,8 +125,7 @@ def _shape(raw: bytes) -> tuple[Record, dict[str, Any]]:
         record = record_decoder.decode(raw)
     except (msgspec.DecodeError, RecursionError) as error:
         raise Refusal("shape", f"not a {FORMAT} document: {error}") from None
-    _one_reading(raw)
-    document = msgspec.json.decode(raw)
+    document = _one_reading(raw)
     unknown = unknown_fields(document, record)
     if unknown:  # a field nothing here would check
         raise Refusal("shape", f"{unknown[0][2:]}: a field {FORMAT} does not have")
@@ -143,10 +142,11 @@ class _Ambiguous(ValueError):
     pass
 
 
-def _one_reading(raw: bytes) -> None:
-    """A record that every JSON reader reads the same (I-JSON, RFC 7493, as the canonical
-    form of the signature needs): no member named twice in one object, whose readers keep
-    the first or the last, and no integer beyond 2^53 - 1, which many read as another."""
+def _one_reading(raw: bytes) -> dict[str, Any]:
+    """The document as JSON values, if every JSON reader reads it the same (I-JSON, RFC
+    7493, as the canonical form of the signature needs): no member named twice in one
+    object, whose readers keep the first or the last, and no integer beyond 2^53 - 1, which
+    many read as another."""
 
     def members(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
         names = [name for name, _value in pairs]
@@ -161,13 +161,16 @@ def _one_reading(raw: bytes) -> None:
         return int(text)
 
     try:
-        json.loads(raw, object_pairs_hook=members, parse_int=whole)
+        document = json.loads(raw, object_pairs_hook=members, parse_int=whole)
     except _Ambiguous as error:
         raise Refusal(
             "shape", f"not a {FORMAT} document every reader reads alike: {error}"
         ) from None
     except (ValueError, RecursionError) as error:
         raise Refusal("shape", f"not a {FORMAT} document: {error}") from None
+    if not isinstance(document, dict):  # never: the record decoded as an object first
+        raise Refusal("shape", f"not a {FORMAT} document: not a JSON object")
+    return document
 
 
 def _checks(record: Record) -> Iterator[Check]:

@@ -20,7 +20,7 @@ from typing import Any
 import msgspec
 
 from projections.checks import Check, Refusal
-from projections.record import Record, RecordCommand
+from projections.record import Record
 from projections.signatures import (
     ALGORITHM,
     KEY_HEX,
@@ -43,6 +43,8 @@ class Evidence:
     def __init__(self, record: Record, document: dict[str, Any], keys: bytes | None) -> None:
         self.record, self.document = record, document
         self.keys = None if keys is None else _key_list(keys)
+        self._ending = {each.last_version: each for each in record.commands}
+        """The append ending at each version (a receipt is of an append's last version)."""
 
     def signature(self) -> Check:
         seal = self.record.signature
@@ -132,7 +134,7 @@ class Evidence:
                 "was cut after the server acknowledged it",
             )
         held = record.events[version - 1].hash
-        append = _ending_at(record.commands, version)
+        append = self._ending.get(version)
         if held != head and append is not None and append.time != time:
             raise Refusal(
                 "receipts",
@@ -216,7 +218,3 @@ def _key_list(raw: bytes) -> dict[str, PublicKey]:
 def _name(member: str) -> str:
     """A member's name as the audit tells it (quoted when it is not a plain name)."""
     return member if member.isidentifier() and member.isascii() else repr(member)
-
-
-def _ending_at(commands: Sequence[RecordCommand], version: int) -> RecordCommand | None:
-    return next((each for each in commands if each.last_version == version), None)

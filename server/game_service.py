@@ -140,21 +140,32 @@ class GameService:
             )
         )
         code = tables.invite_code_of(outcome.state)
-        version, receipt = outcome.last_version, await self.receipt(game_id, outcome)
         if request.bots and not outcome.repeated:
             joined = await self._seat_bots(game_id, code, request.bots)
             version, receipt = joined.version, joined.receipt
-        elif request.bots:  # told again: the answer's version and receipt, the last bot's join
-            batches = await self.run(reads.batches_op(self.path, game_id))
-            if len(batches) > len(request.bots):
-                last = batches[len(request.bots)]
-                version = last.last_version
-                head = await self.run(reads.hash_at_op(self.path, game_id, version))
-                await self.key_listed()
-                accepted = meta_decoder.decode(last.metadata).time
-                receipt = self.signer.receipt(game_id, version, head, accepted)
+        else:
+            if request.bots:  # told again: answered as the first time, at the last bot's join
+                outcome = await self._last_bot_join(game_id, outcome, len(request.bots))
+            version, receipt = outcome.last_version, await self.receipt(game_id, outcome)
         return models.CreatedGame(
             game_id, code, outcome.state.seed_commitment, version, receipt, outcome.repeated
+        )
+
+    async def _last_bot_join(
+        self, game_id: str, created: games.Outcome, bots: int
+    ) -> games.Outcome:
+        """A retried creation with bots: the join of its last bot (the appends right after
+        the creation), whose answer the first creation gave."""
+        batches = await self.run(reads.batches_op(self.path, game_id))
+        if len(batches) <= bots:  # the bots did not all join the first time
+            return created
+        joined = batches[bots]
+        head = await self.run(reads.hash_at_op(self.path, game_id, joined.last_version))
+        return msgspec.structs.replace(
+            created,
+            last_version=joined.last_version,
+            head_hash=head,
+            time=meta_decoder.decode(joined.metadata).time,
         )
 
     async def receipt(self, game_id: str, outcome: games.Outcome) -> Receipt:
@@ -465,7 +476,14 @@ class GameService:
         seat = _seat(state, viewer)
 
         async def plain() -> bytes:
-            return msgspec.json.encode(await self._record(game_id, state, seat))
+            record = await self._record(game_id, state, seat)
+            if record.complete:  # the server's seal (docs/record.md, "Signatures")
+                await self.key_listed()
+                # Dated by the game's last append: a record is the same bytes whenever, and
+                # by whichever process of the deployment, it is made.
+                seal = self.signer.seal(msgspec.to_builtins(record), record.commands[-1].time)
+                record = msgspec.structs.replace(record, signature=seal)
+            return msgspec.json.encode(record)
 
         return await self._packed.encode(
             ("record", game_id, state.version, seat), plain, gzipped=gzipped, final=state.finished
@@ -477,23 +495,16 @@ class GameService:
         return write_notation(await self._record(game_id, state, _seat(state, viewer)))
 
     async def _record(self, game_id: str, state: State, seat: int | None) -> Record:
-        """The record of the game up to `state`, as `seat` may see it; sealed once complete."""
+        """The record of the game up to `state`, as `seat` may see it (not sealed)."""
         log = await self.run(reads.log_op(self.path, game_id))
         batches = await self.run(reads.batches_op(self.path, game_id))
-        record = build_record(
+        return build_record(
             game_id,
             state,
             [LoggedEvent(v, e, d, h) for v, e, d, h in log[: state.version]],
             [command_of(b) for b in batches if b.last_version <= state.version],
             seat,
         )
-        if record.complete:  # the server's seal (docs/record.md, "Signatures")
-            await self.key_listed()
-            # Dated by the game's last append: a record is the same bytes whenever, and by
-            # whichever process of the deployment, it is made.
-            seal = self.signer.seal(msgspec.to_builtins(record), record.commands[-1].time)
-            record = msgspec.structs.replace(record, signature=seal)
-        return record
 
 
 class Watching:

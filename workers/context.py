@@ -15,7 +15,6 @@ from store.client import EventStore
 from store.clock import Clock, system_clock
 from store.games import CommandPath
 from store.notifications import NotificationKeys
-from workers.signing import signer_for
 from workers.webhook_target import Allowlist
 
 
@@ -25,6 +24,9 @@ class WorkerContext:
     path: CommandPath
     accounts: Accounts
     queue: Queue
+    signer: Signer = field(repr=False)
+    """The server's signing key, listed before it signs: the receipt in each webhook
+    (`workers.signing`)."""
     webhook_allow: Allowlist = field(default_factory=lambda: Allowlist.parse(""))
     """Networks the operator lets webhooks reach despite the SSRF rules
     (`PATRICIAN_WEBHOOK_ALLOW`)."""
@@ -42,8 +44,6 @@ class WorkerContext:
     )
     """The options of each level of bot (the search's budget: iterations, so that a bot's
     move does not depend on how busy the machine is)."""
-    signer: Signer = field(default_factory=lambda: signer_for(None), repr=False)
-    """The server's signing key: the receipt in each webhook (`workers.signing`)."""
     levels: dict[str, str] = field(default_factory=dict)
     """The bot level of each player seen (a player never changes: kept)."""
 

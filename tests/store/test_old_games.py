@@ -25,15 +25,15 @@ from domain.gamedata import GameData
 from domain.legal import legal_commands
 from domain.shapes import stored_bytes
 from domain.state import State
+from projections.appends import command_of
 from projections.checks import Refusal
-from projections.record import LoggedEvent, Record, RecordCommand, RecordEvent, build_record
+from projections.record import LoggedEvent, Record, RecordEvent, build_record
 from projections.redecide import redecide
 from server.carddata import load_game_data
 from store.client import EventStore
-from store.games import CommandPath, client_command_id, execute_op
+from store.games import CommandPath, execute_op
 from store.loading import SnapshotPolicy, load_game
 from store.reads import batches_op, current_op, log_op
-from store.records import meta_decoder
 from store.tables import create_op, invite_code_of, join_op
 from tests.server.records import as_json, verify_record
 from tests.store.conftest import BACKENDS
@@ -150,22 +150,7 @@ def _record(store: EventStore, path: CommandPath, game_id: str) -> Record:
     JSON as the audit reads it."""
     state = store.run(current_op(path, game_id))
     log = store.run(log_op(path, game_id))
-    commands = []
-    for batch in store.run(batches_op(path, game_id)):
-        meta = meta_decoder.decode(batch.metadata)
-        commands.append(
-            RecordCommand(
-                command_id=client_command_id(batch.command_id, meta.player),
-                kind=meta.kind,
-                player_id=meta.player,
-                seat=meta.seat,
-                time=meta.time,
-                commands=meta.commands,
-                first_version=batch.first_version,
-                last_version=batch.last_version,
-                by=meta.by,
-            )
-        )
+    commands = [command_of(batch) for batch in store.run(batches_op(path, game_id))]
     record = build_record(game_id, state, [LoggedEvent(*entry) for entry in log], commands, None)
     return msgspec.json.decode(msgspec.json.encode(record), type=Record)
 
