@@ -33,6 +33,7 @@ from server.errors import EXCEPTION_HANDLERS
 from server.models import MAX_BODY
 from server.openapi import tighten
 from server.pages import PAGE_ROUTES
+from server.redis_clients import redis_clients
 from server.request_ids import assign_request_id, send_request_id
 from server.requests import strict_json_body
 from server.routes import ROUTES
@@ -116,45 +117,6 @@ class Settings(msgspec.Struct, frozen=True):
         )  # fmt: skip
 
 
-def _clients(settings: Settings) -> tuple[Any, Any, Any]:
-    """The Redis client for commands and reads, one for blocking follows (live streams hold a
-    connection while they wait, so they must not starve the others), and a sync one for the
-    jobs' queue (RQ is sync), which on the embedded store the workers in this process use too
-    (with a real Redis the workers are `patrician worker` processes)."""
-    if settings.redis_url is None:
-        import fakeredis
-
-        server = fakeredis.FakeServer()
-        return (
-            fakeredis.FakeAsyncRedis(server=server),
-            fakeredis.FakeAsyncRedis(server=server),
-            fakeredis.FakeRedis(server=server),
-        )
-    import socket
-
-    import redis as sync_redis
-    import redis.asyncio as redis
-
-    # No per-read timeout on the main client: redis-py arms one around every read, which
-    # costs more CPU than the rest of a request. A dead peer is found by TCP keep-alive
-    # (about 8 s) and the connect itself is bounded.
-    keepalive = {socket.TCP_KEEPIDLE: 5, socket.TCP_KEEPINTVL: 1, socket.TCP_KEEPCNT: 3}
-    return (
-        redis.Redis.from_url(
-            settings.redis_url,
-            max_connections=64,
-            socket_timeout=None,
-            socket_connect_timeout=5,
-            socket_keepalive=True,
-            socket_keepalive_options=keepalive,
-            health_check_interval=30,
-        ),
-        # Blocking reads wait up to 5 s at a time: the socket must outwait them.
-        redis.Redis.from_url(settings.redis_url, max_connections=1000, socket_timeout=30),
-        sync_redis.Redis.from_url(settings.redis_url, socket_timeout=5),
-    )
-
-
 _headers: ContextVar[Mapping[str, str]] = ContextVar("security_headers")
 """The security headers of the request being answered (chosen by its path before it)."""
 
@@ -209,7 +171,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock = system_clock)
     """The app; `clock` is the one time of the server and its embedded workers (tests pass
     a fake one)."""
     settings = settings or Settings()
-    client, follow_client, workers_client = _clients(settings)
+    client, follow_client, workers_client = redis_clients(settings.redis_url)
     store = AsyncEventStore(
         client,
         prefix=settings.prefix,
