@@ -5,22 +5,30 @@
 -- can fail: the batch lands whole or not at all.
 --
 -- KEYS[1] the game's event stream, KEYS[2] its command records (a hash), KEYS[3] the outbox
---         stream of its shard. All three share one hash tag, hence one cluster slot.
--- ARGV[1] game id              ARGV[2] the expected head, "<version> <hash>" (hex)
--- ARGV[3] command id           ARGV[4] metadata
--- ARGV[5] the command record to write, "<first> <last> <hash> <nonce> <digest>": the
---         request digest and the call's nonce are read from it when the id is known
--- ARGV[6] the new head, "<last> <hash>"                    ARGV[7] number of events n
--- ARGV[8 ..] n triples: entry id, event bytes, chain hash (computed by the client from the
---         head hash: Redis's Lua has no SHA-256, so the script checks the head instead)
+--         stream of its shard, KEYS[4] the game's archive (docs/store.md, "Archive"). All
+--         four share one hash tag, hence one cluster slot.
+-- ARGV[1] game id
+-- ARGV[2] the expected head, "<version> <32 raw bytes>" (the lean form of docs/store.md)
+-- ARGV[3] the same head as a game stored before the lean form keeps it, "<version> <hex>"
+-- ARGV[4] the field of the command's record: 16 bytes of the SHA-256 of its id
+-- ARGV[5] the command id itself, which names the records of a game of before the lean form
+-- ARGV[6] the command id as the first entry's field `c` keeps it
+-- ARGV[7] the metadata's field, 'm' (opaque) or 'M' (compact)    ARGV[8] metadata
+-- ARGV[9] the command record to write, "<first> <last> <nonce><digest>" (8 raw bytes of the
+--         call's nonce, 16 of the request digest); both are read from it when the id is known
+-- ARGV[10] the new head, "<last> <32 raw bytes>"           ARGV[11] number of events n
+-- ARGV[12 ..] n triples: entry id, event bytes, chain hash (32 raw bytes, computed by the
+--         client from the head hash: Redis's Lua has no SHA-256, so the script checks the head)
 --
 -- Every string the script writes is made by the client: on this path of every append, each
 -- string the Lua interpreter builds costs more than the client's f-string.
 --
--- The command records hash maps each command id to "<first> <last> <hash> <nonce> <digest>",
--- and its field "" (never a command id, which is not empty) to the head, "<version> <hash>",
--- so that one HMGET reads both and one HSET writes both: cheaper than reading the last entry
--- of the stream, on the path of every append. Only this script writes either.
+-- The command records hash maps each command (16 bytes of the hash of its id) to its record,
+-- and its field "" (never such a key, nor a command id, which is not empty) to the head, so that one HMGET reads both and one HSET
+-- writes both: cheaper than reading the last entry of the stream, on the path of every
+-- append. Only this script writes either. A game stored before the lean form has records
+-- "<first> <last> <hash hex> <nonce> <digest hex>" under the command ids themselves and a hex
+-- head: both are still read here, and its new appends are written in the lean form.
 --
 -- Replies (the client turns them into results and typed errors):
 --   {'ok'}                                    appended
@@ -28,22 +36,44 @@
 --   {'duplicate', first, last, hash}          same command id and digest, another call
 --   {'reused', first, last, hash}             same command id, other digest
 --   {'conflict', version, hash}               the head is not the expected one
+--   {'archived'}                              the game is archived: the client answers
+-- (hash: 32 raw bytes or, from a record of before the lean form, 64 hex digits.)
 -- An XADD that refuses its entry id (the stream ahead of its head record: only a hand-edited
 -- stream can be) stops the script with an error before any write.
 
-local count = tonumber(ARGV[7])
-if count == nil or count < 1 or #ARGV ~= 7 + 3 * count then
+local count = tonumber(ARGV[11])
+if count == nil or count < 1 or #ARGV ~= 11 + 3 * count then
   return redis.error_reply('ERR patrician append: malformed arguments')
 end
-local command_id = ARGV[3]
-local found = redis.call('HMGET', KEYS[2], command_id, '')
+local found = redis.call('HMGET', KEYS[2], ARGV[4], ARGV[5], '')
+local known = found[1] or found[2]
+
+-- 0. No head: a new game, or one whose live keys were archived (one EXISTS, on a game's
+--    first append only). An archived game takes no append: the client tells why.
+if not found[3] and redis.call('EXISTS', KEYS[4]) == 1 then
+  return {'archived'}
+end
 
 -- 1. Idempotency, before the version: a retried command carries a stale expected version,
 --    and must still get its first result rather than a conflict.
-if found[1] then
-  local pattern = '^(%d+) (%d+) (%x+) (%S*) (.*)$'
-  local first, last, hash, first_nonce, first_digest = string.match(found[1], pattern)
-  local _, _, _, nonce, digest = string.match(ARGV[5], pattern)
+if known then
+  local first, last, rest = string.match(known, '^(%d+) (%d+) (.*)$')
+  local call = string.match(ARGV[9], '^%d+ %d+ (.*)$')
+  local nonce, digest = string.sub(call, 1, 8), string.sub(call, 9)
+  local first_nonce, first_digest, hash = string.sub(rest, 1, 8), string.sub(rest, 9), nil
+  if #rest ~= 24 then  -- a record of before the lean form: "<hash> <nonce> <digest>", in hex
+    hash, first_nonce, first_digest = string.match(rest, '^(%x+) (%S*) (.*)$')
+    nonce = nil  -- no call of today's sent it
+    digest = (digest:gsub('.', function(c) return string.format('%02x', string.byte(c)) end))
+    first_digest = string.sub(first_digest, 1, #digest)
+  else  -- the lean record names no hash: its last entry holds it
+    local fields = redis.call('XRANGE', KEYS[1], last .. '-1', last .. '-1')[1][2]
+    for i = 1, #fields, 2 do
+      if fields[i] == 'H' or fields[i] == 'h' then
+        hash = fields[i + 1]
+      end
+    end
+  end
   if first_digest ~= digest then
     return {'reused', first, last, hash}
   end
@@ -53,21 +83,22 @@ if found[1] then
   return {'duplicate', first, last, hash}
 end
 
--- 2. The head must be the one the client chained its hashes from: one string comparison.
---    It is parsed only to tell a refused client the true head.
-local head = found[2] or '0 0000000000000000000000000000000000000000000000000000000000000000'
-if head ~= ARGV[2] then
-  local version, hash = string.match(head, '^(%d+) (%x+)$')
+-- 2. The head must be the one the client chained its hashes from: one string comparison
+--    (two for a game whose head record is still in the form of before). It is parsed only
+--    to tell a refused client the true head.
+local head = found[3] or ('0 ' .. string.rep('\0', 32))  -- a new game: version 0
+if head ~= ARGV[2] and head ~= ARGV[3] then
+  local version, hash = string.match(head, '^(%d+) (.*)$')
   return {'conflict', tonumber(version), hash}
 end
 
 -- 3. The writes. Entry id `<version>-1` makes XADD refuse an id at or below the stream's
 --    top on its own; only the first XADD can meet that, and it is still before any write.
 --    (redis.call, not pcall: catching costs more than the whole HSET below.)
-redis.call('XADD', KEYS[1], ARGV[8], 'd', ARGV[9], 'h', ARGV[10], 'c', command_id, 'm', ARGV[4])
-for i = 11, 7 + 3 * count, 3 do
-  redis.call('XADD', KEYS[1], ARGV[i], 'd', ARGV[i + 1], 'h', ARGV[i + 2])
+redis.call('XADD', KEYS[1], ARGV[12], 'd', ARGV[13], 'H', ARGV[14], 'c', ARGV[6], ARGV[7], ARGV[8])
+for i = 15, 11 + 3 * count, 3 do
+  redis.call('XADD', KEYS[1], ARGV[i], 'd', ARGV[i + 1], 'H', ARGV[i + 2])
 end
-redis.call('HSET', KEYS[2], command_id, ARGV[5], '', ARGV[6])
-redis.call('XADD', KEYS[3], '*', 'g', ARGV[1], 'c', ARGV[5])  -- the record names the versions
+redis.call('HSET', KEYS[2], ARGV[4], ARGV[9], '', ARGV[10])
+redis.call('XADD', KEYS[3], '*', 'g', ARGV[1], 'c', ARGV[9])  -- the record names the versions
 return {'ok'}

@@ -12,12 +12,19 @@ import hashlib
 from collections.abc import Sequence
 from typing import Any, cast
 
-from store import chain
+from store import archived, chain
 from store.context import Context
 from store.errors import CommandIdReused, DuplicateCommand, VersionConflict
 from store.keys import check_command_id
-from store.protocol import Op, evaluate, reply_text
-from store.records import AppendResult
+from store.protocol import Op, evaluate
+from store.records import (
+    AppendMeta,
+    AppendResult,
+    command_key,
+    hash_text,
+    pack_meta,
+    short_command_id,
+)
 
 
 def digest(*parts: bytes) -> str:
@@ -28,6 +35,23 @@ def digest(*parts: bytes) -> str:
         framed.update(len(part).to_bytes(8, "big"))
         framed.update(part)
     return framed.hexdigest()
+
+
+def stored_digest(request_digest: str) -> bytes:
+    """What a lean command record keeps of a request digest: its first 16 bytes (128 bits
+    tell two requests of one command id apart), raw; a digest that is not hex, hashed."""
+    try:
+        raw = bytes.fromhex(request_digest)
+    except ValueError:
+        raw = b""
+    return raw[:16] if len(raw) >= 16 else hashlib.sha256(request_digest.encode()).digest()[:16]
+
+
+def same_request(recorded: str, request_digest: str) -> bool:
+    """Whether the digest a command record gives back (`streams.command_record`: the whole
+    digest from a record of before the lean form, the hex of its 16 bytes from a lean one)
+    is the one of `request_digest`."""
+    return recorded in (request_digest, stored_digest(request_digest).hex())
 
 
 def default_digest(expected_version: int, events: Sequence[bytes]) -> str:
@@ -56,10 +80,12 @@ class AppendCall:
         "hashes",
         "keys",
         "last",
+        "meta_field",
         "metadata",
         "nonce",
         "previous",
         "retried",
+        "stored_id",
     )
 
     def __init__(  # noqa: PLR0917 (the issue's signature: append(game, version, events, id, meta))
@@ -69,11 +95,16 @@ class AppendCall:
         expected_version: int,
         events: Sequence[bytes],
         command_id: str,
-        metadata: bytes = b"",
+        metadata: bytes | AppendMeta = b"",
         request_digest: str | None = None,
     ) -> None:
         self.keys = ctx.keys.game(game_id)
         check_command_id(command_id)
+        # The command path's own metadata is kept compact (field `M`), anything else as given.
+        self.meta_field, self.stored_id = "m", command_id
+        if isinstance(metadata, AppendMeta):
+            self.meta_field, self.stored_id = "M", short_command_id(command_id, metadata.player)
+            metadata = pack_meta(metadata)
         if type(cast(object, events)) in (bytes, str) or not events:  # bytes: a Sequence of ints
             raise ValueError("append takes a non-empty sequence of encoded events")
         if type(metadata) is not bytes:
@@ -89,27 +120,35 @@ class AppendCall:
         self.digest = (
             default_digest(expected_version, datas) if request_digest is None else request_digest
         )
-        self.nonce = ctx.nonce()
+        self.nonce = hashlib.sha256(ctx.nonce().encode()).digest()[:8]
         self.previous = ctx.heads.get(game_id, expected_version)
-        self.hashes: list[str] = []
+        self.hashes: list[bytes] = []
         self.retried = False
 
     def arguments(self) -> tuple[Any, ...]:
         """KEYS and ARGV of `append.lua` (see its header), chained from `previous`."""
         first, last, previous = self.first, self.last, self.previous
-        self.hashes = hashes = chain.extend(previous or chain.ZERO_HASH, first, self.datas)
+        raw = chain.ZERO_RAW if previous is None else bytes.fromhex(previous)
+        self.hashes = hashes = chain.extend_raw(raw, first, self.datas)
         keys = self.keys
+        expected = f"{self.expected_version} "
         args: list[Any] = [
             keys.events,
             keys.commands,
             keys.outbox,
+            archived.archive_key(keys),
             self.game_id,
             # unknown head hash: the script answers with the true one
-            f"{self.expected_version} {previous or ''}",
+            expected.encode() + raw if previous is not None else expected,
+            f"{expected}{previous or ''}",  # the head as a game of before the lean form has it
+            command_key(self.command_id),
             self.command_id,
+            self.stored_id,
+            self.meta_field,
             self.metadata,
-            f"{first} {last} {hashes[-1]} {self.nonce} {self.digest}",  # the command record
-            f"{last} {hashes[-1]}",  # the new head
+            # the command record: the call's nonce and the request's digest, 8 and 16 bytes
+            f"{first} {last} ".encode() + self.nonce + stored_digest(self.digest),
+            f"{last} ".encode() + hashes[-1],  # the new head
             len(self.datas),
         ]
         for version, data, link_hash in zip(
@@ -122,18 +161,20 @@ class AppendCall:
         ctx, game_id = self.ctx, self.game_id
         status = reply[0]
         if status == b"ok":
-            result = AppendResult(self.first, self.last, self.hashes[-1])
+            result = AppendResult(self.first, self.last, self.hashes[-1].hex())
             ctx.heads.put(game_id, result.last_version, result.head_hash)
             return result
         if status in (b"again", b"duplicate", b"reused"):
-            earlier = AppendResult(int(reply[1]), int(reply[2]), reply_text(reply[3]))
+            earlier = AppendResult(int(reply[1]), int(reply[2]), hash_text(reply[3]))
             ctx.heads.put(game_id, earlier.last_version, earlier.head_hash)  # a true fact
             if status == b"again":
                 return earlier
             if status == b"duplicate":
                 raise DuplicateCommand(earlier)
             raise CommandIdReused(self.command_id, earlier)
-        current, current_hash = int(reply[1]), reply_text(reply[2])
+        if status == b"archived":
+            raise archived.Archived(game_id)
+        current, current_hash = int(reply[1]), hash_text(reply[2])
         ctx.heads.put(game_id, current, current_hash)
         if (
             status == b"conflict"
@@ -154,7 +195,7 @@ def append(  # noqa: PLR0917 (the issue's signature: append(game, version, event
     expected_version: int,
     events: Sequence[bytes],
     command_id: str,
-    metadata: bytes = b"",
+    metadata: bytes | AppendMeta = b"",
     *,
     request_digest: str | None = None,
 ) -> Op[AppendResult]:
@@ -166,7 +207,8 @@ def append(  # noqa: PLR0917 (the issue's signature: append(game, version, event
     same request digest (by default a digest of `expected_version` and `events`; pass the
     digest of the command itself to ignore how it was decided) writes nothing and raises
     `DuplicateCommand(first_result)`; with another digest it raises `CommandIdReused`.
-    `metadata` is opaque bytes kept with the first event of the batch (seat, time, command).
+    `metadata` is opaque bytes kept with the first event of the batch (seat, time, command),
+    or the command path's `AppendMeta`, kept compact and read back as its JSON encoding.
 
     Raises `VersionConflict(current)` when the game is not at `expected_version`, and
     `StoreUnavailable` when Redis cannot be reached: then whether the append landed is
@@ -181,7 +223,33 @@ def append(  # noqa: PLR0917 (the issue's signature: append(game, version, event
     """
     call = AppendCall(ctx, game_id, expected_version, events, command_id, metadata, request_digest)
     while True:
-        reply = yield from evaluate("append", 3, call.arguments())
-        result = call.outcome(reply)
+        reply = yield from evaluate("append", 4, call.arguments())
+        try:
+            result = call.outcome(reply)
+        except archived.Archived:
+            # A finished game whose live keys are gone: answered from its archive as the
+            # script would have answered from the live keys (it appends nothing, ever).
+            return (yield from _refused(call))
         if result is not None:
             return result
+
+
+def _refused(call: AppendCall) -> Op[AppendResult]:
+    """What `append.lua` would answer on the live keys of an archived game: the first result
+    of a known command id (`DuplicateCommand`, or `CommandIdReused` for other content), else
+    `VersionConflict` when the caller expected another version, else `Archived`."""
+    game_id, command_id = call.game_id, call.command_id
+    archive = yield from archived.load_archive(call.ctx, game_id)
+    if archive is None:  # the archive went missing: only a hand-edited Redis can do that
+        raise archived.Archived(game_id)
+    batch = archive.batch(command_id)
+    if batch is not None:
+        earlier = AppendResult(
+            batch.first_version, batch.last_version, archive.hashes[batch.last_version - 1].hex()
+        )
+        if not same_request(batch.digest, call.digest):
+            raise CommandIdReused(command_id, earlier)
+        raise DuplicateCommand(earlier)
+    if call.expected_version != archive.version:
+        raise VersionConflict(archive.version)
+    raise archived.Archived(game_id)

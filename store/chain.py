@@ -14,6 +14,8 @@ from typing import Protocol
 
 ZERO_HASH = "00" * 32
 """`h_0`, the hash before the first event of every game."""
+ZERO_RAW = bytes(32)
+"""`h_0` as raw bytes."""
 
 
 class ChainBroken(ValueError):
@@ -49,11 +51,16 @@ def link(previous: str, version: int, data: bytes) -> str:
 
 def extend(previous: str, first_version: int, datas: Iterable[bytes]) -> list[str]:
     """The hashes of consecutive events from `first_version` on, after the hash `previous`."""
-    hashes: list[str] = []
-    raw = bytes.fromhex(previous)
+    return [raw.hex() for raw in extend_raw(bytes.fromhex(previous), first_version, datas)]
+
+
+def extend_raw(previous: bytes, first_version: int, datas: Iterable[bytes]) -> list[bytes]:
+    """`extend` over raw 32-byte hashes, as the store keeps them in its entries."""
+    hashes: list[bytes] = []
+    raw = previous
     for version, data in enumerate(datas, first_version):
         raw = hashlib.sha256(b"".join((raw, version.to_bytes(8, "big"), data))).digest()
-        hashes.append(raw.hex())
+        hashes.append(raw)
     return hashes
 
 

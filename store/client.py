@@ -102,13 +102,19 @@ class _Idle:
 class EventStore(_Store):
     """The event store for a sync client (`redis.Redis`, `RedisCluster`, `FakeRedis`)."""
 
-    def game_ids(self) -> Iterator[str]:
-        """The id of every game in the store (from the names of their event streams), by a
-        SCAN: for the tools that go over all games, never for a request."""
-        keys = self.keys
-        for key in self.client.scan_iter(f"{keys.prefix}:{{s*}}:game:*:events", 1000):
-            name = key.decode() if isinstance(key, bytes) else str(key)
-            yield name.split(":game:", 1)[1].removesuffix(":events")
+    def game_ids(self, *, archived: bool = True) -> Iterator[str]:
+        """The id of every game in the store, live or archived (from the names of their event
+        streams and archives; the live ones alone without `archived`), by SCAN: for the tools
+        that go over all games, never for a request."""
+        keys, seen = self.keys, set()
+        kinds = ("events", "archive") if archived else ("events",)
+        for kind in kinds:  # live games, then archived ones (docs/store.md, "Archive")
+            for key in self.client.scan_iter(f"{keys.prefix}:{{s*}}:game:*:{kind}", 1000):
+                name = key.decode() if isinstance(key, bytes) else str(key)
+                game_id = name.split(":game:", 1)[1].removesuffix(f":{kind}")
+                if game_id not in seen:  # a game being archived has both
+                    seen.add(game_id)
+                    yield game_id
 
     def run(self, op: Op[T]) -> T:
         """Carry out one operation on this store's client."""

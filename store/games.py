@@ -29,7 +29,7 @@ from domain.gamedata import GameData
 from domain.shapes import stored_bytes
 from domain.state import State
 from store import appending, streams
-from store.appending import digest
+from store.appending import digest, same_request
 from store.context import Context
 from store.errors import (
     CommandIdReused,
@@ -38,7 +38,7 @@ from store.errors import (
     VersionConflict,
 )
 from store.handovers import handed_over_op
-from store.loading import SnapshotPolicy, snapshot_if_due_op
+from store.loading import SnapshotPolicy, drop_snapshot_op, snapshot_if_due_op
 from store.protocol import Op
 from store.reads import current_op, events_op
 from store.records import AppendMeta, AppendResult, meta_decoder
@@ -62,9 +62,6 @@ class Outcome(msgspec.Struct, frozen=True):
     """The chain hash of `last_version`: what a receipt of this append signs."""
     time: str = ""
     """When the append was accepted (its metadata's time, also when told again)."""
-
-
-_meta_encoder = msgspec.json.Encoder()
 
 
 class StateCache:
@@ -123,11 +120,14 @@ def append_op(
         state.version,
         [stored_bytes(event, after.board.rules_version) for event in events],
         command_id,
-        _meta_encoder.encode(meta),
+        meta,  # kept compact, read back as its JSON (docs/store.md, "Stream entries")
         request_digest=request,
     )
     path.cache.put(game_id, after)
-    yield from snapshot_if_due_op(path.context, game_id, result, after, path.snapshots)
+    if after.finished:  # nothing is decided after the end: a snapshot would never be used
+        yield from drop_snapshot_op(path.context, game_id)
+    else:
+        yield from snapshot_if_due_op(path.context, game_id, result, after, path.snapshots)
     return Outcome(
         result.first_version,
         result.last_version,
@@ -319,6 +319,6 @@ def _raise_if_known(path: CommandPath, game_id: str, command_id: str, request: s
     if known is None:
         return
     result, first_digest = known
-    if first_digest != request:
+    if not same_request(first_digest, request):
         raise CommandIdReused(command_id, result)
     raise DuplicateCommand(result)

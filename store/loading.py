@@ -22,12 +22,13 @@ from domain.events import decode_events
 from domain.evolve import fold
 from domain.state import NEW_GAME, State
 from store import chain
+from store.archived import load_archive
 from store.client import EventStore
 from store.context import Context
 from store.errors import CorruptGame, StoreError
 from store.protocol import Call, Op, evaluate
 from store.records import AppendResult, Head, Snapshot, StoredEvent
-from store.streams import stream_version
+from store.streams import entry_hash, stream_version
 
 _state_encoder = msgspec.json.Encoder()
 _state_decoder = msgspec.json.Decoder(State)
@@ -154,15 +155,22 @@ def _snapshot(raw: bytes) -> Snapshot:
 
 def _lua_events(entries: Sequence[Any]) -> list[StoredEvent]:
     """Events from XRANGE run inside a script: [id, [field, value, ...]], fields in the order
-    the append script writes them (d, h, then c and m on the first event of a batch)."""
+    the append script writes them (d, H, then c and M on the first event of a batch; h, the
+    hash in hex, before the lean form)."""
     events = []
     for entry_id_, fields in entries:
-        if fields[0] == b"d" and fields[2] == b"h":
-            events.append(StoredEvent(stream_version(entry_id_), fields[1], fields[3].decode()))
-        else:  # an entry written some other way: look the fields up
+        if fields[0] == b"d" and fields[2] == b"H":
+            events.append(StoredEvent(stream_version(entry_id_), fields[1], fields[3].hex()))
+        else:  # an entry of before the lean form, or written some other way
             named = dict(zip(fields[::2], fields[1::2], strict=True))
-            events.append(StoredEvent(stream_version(entry_id_), named[b"d"], named[b"h"].decode()))
+            events.append(StoredEvent(stream_version(entry_id_), named[b"d"], entry_hash(named)))
     return events
+
+
+def drop_snapshot_op(ctx: Context, game_id: str) -> Op[None]:
+    """Remove the game's snapshot: at its end (a finished game's state is final and cached,
+    and loading it again folds its log once), some 10 KB of memory it would keep for ever."""
+    yield Call("delete", (ctx.keys.game(game_id).snapshot,))
 
 
 def save_snapshot(
@@ -221,9 +229,12 @@ def read_from_snapshot(ctx: Context, game_id: str, rules_version: str | int) -> 
             return Tail(snapshot, datas, Head(last.version, last.hash))
     reply = yield Call("xrange", (keys.events, "-", "+"))
     if not reply:
-        return Tail(None, [], Head(0, chain.ZERO_HASH))
+        archive = yield from load_archive(ctx, game_id)
+        if archive is None:
+            return Tail(None, [], Head(0, chain.ZERO_HASH))
+        return Tail(None, list(archive.datas), Head(archive.version, archive.hashes[-1].hex()))
     last_id, last_fields = reply[-1]
-    head = Head(stream_version(last_id), last_fields[b"h"].decode())
+    head = Head(stream_version(last_id), entry_hash(last_fields))
     if head.version != len(reply):
         raise CorruptGame(f"game {game_id} has {len(reply)} events up to version {head.version}")
     ctx.heads.put(game_id, head.version, head.hash)

@@ -2,7 +2,7 @@
 --
 -- KEYS[1] the game's snapshot key, KEYS[2] its event stream (same hash tag).
 -- ARGV[1] version of the state, ARGV[2] rules version tag (no spaces), ARGV[3] state bytes.
--- The stored value is "<version> <hash of that version's event> <tag>\n<state bytes>"; the
+-- The stored value is "<version> <hash of that version's event, hex> <tag>\n<state bytes>"; the
 -- hash is read from the stream here, so a snapshot always names the event it follows and a
 -- loader can check it against the stream instead of trusting it.
 -- Replies 1 (saved), 0 (a snapshot as new or newer with the same tag is kept), -1 (no event
@@ -17,8 +17,10 @@ end
 local hash = nil
 local fields = entry[1][2]
 for i = 1, #fields, 2 do
-  if fields[i] == 'h' then
+  if fields[i] == 'h' then  -- an entry of before the lean form: the hash in hex
     hash = fields[i + 1]
+  elseif fields[i] == 'H' then  -- 32 raw bytes: the header names it in hex
+    hash = (fields[i + 1]:gsub('.', function(c) return string.format('%02x', string.byte(c)) end))
   end
 end
 -- The header is short: read it alone rather than the whole saved state.

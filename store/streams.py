@@ -1,6 +1,10 @@
 """Reading a game's stream and records: the head, a range of events, a blocking poll, the
 appends (batches) with their metadata, command records, the outbox feeds; and the parsing of
-redis-py's replies, in each shape it gives them.
+redis-py's replies, in each shape it gives them, and of the entries in each form the store has
+written (the lean form and the one before it, docs/store.md "Stream entries").
+
+Each read that finds no live keys answers from the game's archive, if it has one
+(`store.archived`): the archive is written before the live keys go.
 """
 
 from __future__ import annotations
@@ -9,21 +13,53 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from store import chain
+from store.archived import known_archive, load_archive
 from store.context import Context
 from store.errors import CorruptGame
 from store.keys import check_command_id, entry_id
 from store.protocol import Call, Op, reply_text
-from store.records import AppendResult, Batch, Head, OutboxEntry, StoredEvent
+from store.records import (
+    AppendResult,
+    Batch,
+    Head,
+    OutboxEntry,
+    StoredEvent,
+    command_key,
+    encode_meta,
+    full_command_id,
+    unpack_meta,
+)
 
 
 def stream_version(stream_id: bytes) -> int:
     return int(stream_id.partition(b"-")[0])
 
 
-def _events(entries: Sequence[Any]) -> list[StoredEvent]:
+def entry_hash(fields: Mapping[bytes, bytes]) -> str:
+    """An entry's chain hash, in hex: field `H` (32 raw bytes) or, before the lean form, `h`."""
+    raw = fields.get(b"H")
+    return raw.hex() if raw is not None else fields[b"h"].decode()
+
+
+def entry_batch(fields: Mapping[bytes, bytes], first: int, last: int) -> Batch | None:
+    """The append an entry begins (None if it begins none): its command id and metadata, `M`
+    (the command path's, compact) read back as its JSON with the id `c` spelled out, or `m`
+    as it was given (b"" if neither)."""
+    stored = fields.get(b"c")
+    if stored is None:
+        return None
+    command_id = stored.decode()
+    packed = fields.get(b"M")
+    if packed is None:
+        return Batch(command_id, bytes(fields.get(b"m", b"")), first, last)
+    meta = unpack_meta(packed)
+    return Batch(full_command_id(command_id, meta.player), encode_meta(meta), first, last)
+
+
+def events_of(entries: Sequence[Any]) -> list[StoredEvent]:
     """Events from XRANGE/XREVRANGE/XREAD entries as redis-py parses them: (id, {field: value})."""
     return [
-        StoredEvent(stream_version(entry_id_), fields[b"d"], fields[b"h"].decode())
+        StoredEvent(stream_version(entry_id_), fields[b"d"], entry_hash(fields))
         for entry_id_, fields in entries
     ]
 
@@ -40,18 +76,26 @@ def _xread_entries(reply: Any) -> Sequence[Any]:
     return entries
 
 
-def _first_result(record: bytes) -> AppendResult:
-    """A command record: "<first> <last> <hash> <nonce> <digest>"."""
-    first, last, hash_hex, _rest = record.split(b" ", 3)
-    return AppendResult(int(first), int(last), hash_hex.decode())
+def parse_record(record: bytes) -> tuple[int, int, str | None, str]:
+    """A command record: first and last version, the hash if the record names it, and the
+    request digest as `command_record` gives it. Lean: "<first> <last> <nonce><digest>" (8
+    and 16 raw bytes); before: "<first> <last> <hash> <nonce> <digest>", all hex."""
+    first, last, rest = bytes(record).split(b" ", 2)
+    if len(rest) == 24:
+        return int(first), int(last), None, rest[8:].hex()
+    hash_hex, _nonce, digest = rest.split(b" ", 2)  # a record of before the lean form
+    return int(first), int(last), hash_hex.decode(), digest.decode()
 
 
 def head(ctx: Context, game_id: str) -> Op[Head]:
     """The latest version of the game and its hash (version 0 and the zero hash if none)."""
     reply = yield Call("xrevrange", (ctx.keys.game(game_id).events, "+", "-", 1))
-    events = _events(reply)
+    events = events_of(reply)
     if not events:
-        return Head(0, chain.ZERO_HASH)
+        archive = yield from load_archive(ctx, game_id)
+        if archive is None:
+            return Head(0, chain.ZERO_HASH)
+        events = archive.events(archive.version - 1)
     ctx.heads.put(game_id, events[0].version, events[0].hash)
     return Head(events[0].version, events[0].hash)
 
@@ -59,12 +103,22 @@ def head(ctx: Context, game_id: str) -> Op[Head]:
 def read(
     ctx: Context, game_id: str, after: int = 0, to: int | None = None
 ) -> Op[list[StoredEvent]]:
-    """The events with `after < version <= to` (to the head when `to` is None), in order."""
+    """The events with `after < version <= to` (to the head when `to` is None), in order.
+
+    The range read starts at `after` itself, so that a live game always answers with at
+    least that entry: an empty reply then means no live stream (an archived game, or none),
+    without a second round trip to tell which on the path of every catching up."""
     if after < 0 or (to is not None and to <= after):
         return []
     end = "+" if to is None else entry_id(to)
-    reply = yield Call("xrange", (ctx.keys.game(game_id).events, entry_id(after + 1), end))
-    events = _events(reply)
+    start = entry_id(after) if after else "-"
+    reply = yield Call("xrange", (ctx.keys.game(game_id).events, start, end))
+    if not reply:
+        archive = yield from load_archive(ctx, game_id)
+        return [] if archive is None else archive.events(after, to)
+    events = events_of(reply)
+    if events[0].version == after:
+        del events[0]
     if events and to is None:
         ctx.heads.put(game_id, events[-1].version, events[-1].hash)
     return events
@@ -73,24 +127,43 @@ def read(
 def poll(
     ctx: Context, game_id: str, after: int, block_ms: int | None, count: int
 ) -> Op[list[StoredEvent]]:
-    """One XREAD of the events after `after`, blocking up to `block_ms` (None: not at all)."""
+    """One XREAD of the events after `after`, blocking up to `block_ms` (None: not at all);
+    when none came, those of the game's archive (which never gets more). An archive this
+    process has at hand answers at once: an XREAD would block on a stream that is no more."""
+    known = known_archive(ctx, game_id)
+    if known is not None:
+        return known.events(after, after + count)
     stream = ctx.keys.game(game_id).events
     reply = yield Call("xread", ({stream: entry_id(after)}, count, block_ms))
-    return _events(_xread_entries(reply))
+    events = events_of(_xread_entries(reply))
+    if not events:
+        archive = yield from load_archive(ctx, game_id)
+        if archive is not None:
+            return archive.events(after, after + count)
+    return events
 
 
 def batches(ctx: Context, game_id: str) -> Op[list[Batch]]:
     """Every append of the game, in order: command id, metadata and versions."""
     reply = yield Call("xrange", (ctx.keys.game(game_id).events, "-", "+"))
+    if not reply:
+        archive = yield from load_archive(ctx, game_id)
+        return [] if archive is None else archive.as_batches()
+    return batches_of(reply)
+
+
+def batches_of(entries: Sequence[Any]) -> list[Batch]:
+    """The appends of a whole stream read by XRANGE: each runs from an entry with a command
+    id to the entry before the next one."""
     found: list[Batch] = []
     last = 0
-    for stream_id, fields in reply:
+    for stream_id, fields in entries:
         version = stream_version(stream_id)
-        command_id = fields.get(b"c")
-        if command_id is not None:
+        batch = entry_batch(fields, version, version)
+        if batch is not None:
             if found:
                 found[-1] = _closed(found[-1], version - 1)
-            found.append(Batch(command_id.decode(), fields.get(b"m", b""), version, version))
+            found.append(batch)
         last = version
     if found:
         found[-1] = _closed(found[-1], last)
@@ -103,22 +176,33 @@ def _closed(batch: Batch, last_version: int) -> Batch:
 
 def command_result(ctx: Context, game_id: str, command_id: str) -> Op[AppendResult | None]:
     """The result of the append that used `command_id` in this game, or None if none did."""
-    check_command_id(command_id)
-    record = yield Call("hget", (ctx.keys.game(game_id).commands, command_id))
-    return None if record is None else _first_result(record)
+    known = yield from command_record(ctx, game_id, command_id)
+    return None if known is None else known[0]
 
 
 def command_record(
     ctx: Context, game_id: str, command_id: str
 ) -> Op[tuple[AppendResult, str] | None]:
     """The first result of `command_id` in this game and the digest of its request, so that a
-    caller can tell a retry of an accepted request (same digest) from a reused id."""
+    caller can tell a retry of an accepted request from a reused id (`appending.same_request`:
+    a lean record keeps 16 bytes of the digest, given here in hex)."""
     check_command_id(command_id)
-    record = yield Call("hget", (ctx.keys.game(game_id).commands, command_id))
+    keys = ctx.keys.game(game_id)
+    lean, old = yield Call("hmget", (keys.commands, [command_key(command_id), command_id]))
+    record = lean if lean is not None else old
     if record is None:
-        return None
-    first, last, hash_hex, _nonce, digest = bytes(record).split(b" ", 4)
-    return AppendResult(int(first), int(last), hash_hex.decode()), digest.decode()
+        archive = yield from load_archive(ctx, game_id)
+        batch = None if archive is None else archive.batch(command_id)
+        if archive is None or batch is None:
+            return None
+        last_hash = archive.hashes[batch.last_version - 1].hex()
+        return AppendResult(batch.first_version, batch.last_version, last_hash), batch.digest
+    first, last, hash_hex, request_digest = parse_record(record)
+    if hash_hex is None:  # a lean record: the hash is its last entry's
+        at = entry_id(last)
+        entries = yield Call("xrange", (keys.events, at, at))
+        hash_hex = entry_hash(entries[0][1])
+    return AppendResult(first, last, hash_hex), request_digest
 
 
 def metadata_at(ctx: Context, game_id: str, first_version: int) -> Op[bytes]:
@@ -126,7 +210,14 @@ def metadata_at(ctx: Context, game_id: str, first_version: int) -> Op[bytes]:
     key = ctx.keys.game(game_id).events
     at = entry_id(first_version)
     entries = yield Call("xrange", (key, at, at))
-    return bytes(entries[0][1].get(b"m", b"")) if entries else b""
+    batch = entry_batch(entries[0][1], first_version, first_version) if entries else None
+    if batch is not None:
+        return batch.metadata
+    if entries:
+        return b""
+    archive = yield from load_archive(ctx, game_id)
+    kept = [] if archive is None else archive.batches
+    return next((b.metadata for b in kept if b.first_version == first_version), b"")
 
 
 def last_batch(ctx: Context, game_id: str) -> Op[Batch | None]:
@@ -137,13 +228,15 @@ def last_batch(ctx: Context, game_id: str) -> Op[Batch | None]:
     while True:
         entries = yield Call("xrevrange", (key, end, "-", 32))
         if not entries:
-            return None
+            if last_version:
+                return None
+            archive = yield from load_archive(ctx, game_id)
+            return None if archive is None or not archive.batches else archive.as_batches()[-1]
         last_version = last_version or stream_version(entries[0][0])
         for stream_id, fields in entries:
-            command_id = fields.get(b"c")
-            if command_id is not None:
-                first = stream_version(stream_id)
-                return Batch(command_id.decode(), fields.get(b"m", b""), first, last_version)
+            batch = entry_batch(fields, stream_version(stream_id), last_version)
+            if batch is not None:
+                return batch
         end = "(" + reply_text(entries[-1][0])
 
 
