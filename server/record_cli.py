@@ -130,15 +130,15 @@ def retire_key_command(key_id: str, redis_url: str) -> None:
     file was given to every API process and worker, and the old processes have stopped.
     Records and receipts it signed before stay valid; anything it signs later is refused,
     and a process started with it refuses to start."""
-    import redis
-
     from server.app import Settings
+    from server.redis_clients import store_client
     from store.client import EventStore
     from store.clock import iso, system_clock
     from workers.signing import retire_op
 
     settings = Settings.from_environment()
-    store = EventStore(redis.Redis.from_url(redis_url), prefix=settings.prefix)
+    client = store_client(redis_url, cluster=settings.redis_cluster)
+    store = EventStore(client, prefix=settings.prefix)
     key = store.run(retire_op(settings.prefix, key_id, iso(system_clock())))
     if key is None:
         raise click.UsageError(f"no key {key_id} is listed")
@@ -172,18 +172,16 @@ def check_rules_command(redis_url: str, sample: int | None, seed: int) -> None:
     (a broken chain, an append that no longer gives its stored events byte for byte, a
     snapshot that is not its log). Reads only. Exit code 0: every game checked holds up;
     1: some do not (each is named, with why)."""
-    import redis
-
     from server.app import Settings
     from server.carddata import load_game_data
+    from server.redis_clients import store_client
     from store.client import EventStore
     from store.games import CommandPath
     from workers.rules_check import check_games, chosen
 
     settings = Settings.from_environment()
-    store = EventStore(
-        redis.Redis.from_url(redis_url), prefix=settings.prefix, shards=settings.shards
-    )
+    client = store_client(redis_url, cluster=settings.redis_cluster)
+    store = EventStore(client, prefix=settings.prefix, shards=settings.shards)
     path = CommandPath(store.context, load_game_data(None))
     games = chosen(store, sample, seed)
     found = 0

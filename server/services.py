@@ -22,6 +22,7 @@ from server.vacations import VacationService
 from store.accounts import Accounts
 from store.client import AsyncEventStore
 from store.clock import Clock, system_clock
+from store.cluster import on_cluster
 from store.games import CommandPath, StateCache
 from store.loading import SnapshotPolicy
 from store.notifications import NotificationKeys
@@ -60,7 +61,7 @@ def build_services(
     path = CommandPath(
         store.context, game_data, cache=StateCache(), snapshots=SnapshotPolicy(snapshot_every)
     )
-    keys = Accounts(prefix)
+    keys = Accounts(prefix, cluster=on_cluster(store.client))
     accounts = AccountService(store, keys, clock=clock)
     signer = signer or signer_for(None)
     games = GameService(store, path, keys, accounts, signer, follow_store=follow_store, clock=clock)

@@ -34,10 +34,12 @@ def token_digest(token: str) -> str:
 
 class Accounts:
     """Key names of the player records under the store's prefix. Each operation touches one
-    key, so they run unchanged on Redis Cluster."""
+    key, so they run unchanged on Redis Cluster; `cluster` says the keys are on one, for the
+    reads of several players' keys at once (`store.vacations`)."""
 
-    def __init__(self, prefix: str) -> None:
+    def __init__(self, prefix: str, *, cluster: bool = False) -> None:
         self.prefix = prefix
+        self.cluster = cluster
 
     def player(self, player_id: str) -> str:
         return f"{self.prefix}:player:{player_id}"

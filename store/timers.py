@@ -38,7 +38,10 @@ def timers_key(prefix: str) -> str:
 
 
 def game_timers_key(prefix: str, game_id: str) -> str:
-    return f"{prefix}:timers:{game_id}"
+    """The game's own timers: under the hash tag `{<prefix>:timers}`, the slot of the sorted
+    set of every timer (a key without braces hashes whole), for `timers.lua` writes both and a
+    script's keys must share a slot on Redis Cluster."""
+    return f"{{{timers_key(prefix)}}}:{game_id}"
 
 
 def set_timers_op(

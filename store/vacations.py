@@ -26,7 +26,13 @@ def vacations_op(accounts: Accounts, players: Sequence[str]) -> Op[list[Vacation
     """Each player's vacations, in the order of `players`."""
     if not players:
         return []
-    found = yield Call("mget", ([vacations_key(accounts, player) for player in players],))
+    keys = [vacations_key(accounts, player) for player in players]
+    if accounts.cluster:  # the players' keys lie in several slots: MGET needs one
+        found = []
+        for key in keys:
+            found.append((yield Call("get", (key,))))
+    else:
+        found = yield Call("mget", (keys,))
     return [() if raw is None else _decoder.decode(raw) for raw in found]
 
 

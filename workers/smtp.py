@@ -30,10 +30,13 @@ SMTP_TIMEOUT = 10.0
 
 
 def settings_repr(settings: msgspec.Struct) -> str:
-    """The repr of settings that hold an SMTP URL (`smtp_url`), its password left out:
-    settings get logged."""
+    """The repr of settings that hold an SMTP URL (`smtp_url`), its password left out (and
+    those of the Redis URLs, `redis_url` and `queue_url`, where they are): settings get
+    logged."""
     shown = msgspec.structs.asdict(settings)
-    shown["smtp_url"] = without_password(shown["smtp_url"])
+    for name in ("smtp_url", "redis_url", "queue_url"):
+        if shown.get(name):
+            shown[name] = without_password(shown[name])
     listed = ", ".join(f"{name}={value!r}" for name, value in shown.items())
     return f"{type(settings).__name__}({listed})"
 
