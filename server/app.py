@@ -8,6 +8,7 @@ one server (every write is checked by version in Redis, caches are only starting
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import logging
 import os
@@ -20,23 +21,30 @@ import msgspec
 import structlog
 from litestar import Litestar, Request, Response
 from litestar.config.compression import CompressionConfig
+from litestar.config.cors import CORSConfig
 from litestar.di import Provide
 from litestar.logging.config import StructLoggingConfig
 from litestar.openapi.config import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme
 
 from projections.signatures import Signer
+from server import metrics
 from server.audit_routes import audit_record, signing_keys
 from server.carddata import load_game_data
 from server.compression import GZIP_LEVEL, OneShotGzip
+from server.edge import InFlight, edge
 from server.errors import EXCEPTION_HANDLERS
+from server.gauges import RedisGauges
 from server.models import MAX_BODY
 from server.openapi import tighten
 from server.pages import PAGE_ROUTES
-from server.redis_clients import redis_clients
+from server.rate_limits import ClientAddress, RateLimits, parse_networks, whole_number
+from server.readiness import Readying, readyz
+from server.redis_clients import redis_clients, redis_settings
 from server.request_ids import assign_request_id, send_request_id
 from server.requests import strict_json_body
 from server.routes import ROUTES
+from server.scrape import Scrape, scrape
 from server.security_headers import STRICT, security_headers
 from server.services import Services, build_services
 from store.client import AsyncEventStore
@@ -48,6 +56,7 @@ from workers.runner import (
     confirmation_enqueuer,
     context_for,
     handover_enqueuer,
+    queue_of,
     vacation_enqueuer,
 )
 from workers.signing import KeyRetired, signer_for
@@ -58,6 +67,12 @@ log = structlog.get_logger("patrician")
 
 class Settings(msgspec.Struct, frozen=True):
     redis_url: str | None = None
+    redis_cluster: bool = False
+    """The event store is on a Redis Cluster (`PATRICIAN_REDIS_CLUSTER=1`, or a URL
+    `redis+cluster://`: `server.redis_clients`); then `queue_url` must be given."""
+    queue_url: str | None = None
+    """The plain Redis of the jobs' queue (`PATRICIAN_QUEUE_URL`); by default the store's,
+    which must then be a plain Redis (RQ's jobs are not cluster-safe)."""
     prefix: str = "patrician"
     shards: int = 16
     card_file: str | None = None
@@ -83,9 +98,35 @@ class Settings(msgspec.Struct, frozen=True):
     signing_key_file: str | None = None
     """The server's Ed25519 key (`PATRICIAN_SIGNING_KEY_FILE`, made by `patrician keygen`);
     None: a key made at start for this process alone (docs/record.md, "Signatures")."""
+    rate_players: int = 10_000
+    """New players per client address in a rate window (`PATRICIAN_RATE_PLAYERS`; 0: no limit;
+    docs/api.md, "Rate limits"). Generous: a benchmark creates thousands from one address."""
+    rate_games: int = 10_000
+    """New games per client address in a rate window (`PATRICIAN_RATE_GAMES`)."""
+    rate_joins: int = 20_000
+    """Joins per client address in a rate window (`PATRICIAN_RATE_JOINS`)."""
+    rate_window_seconds: int = 60
+    """The rate window (`PATRICIAN_RATE_WINDOW_SECONDS`)."""
+    max_in_flight: int = 256
+    """Requests (streams included) one client address may have in flight in one server
+    process (`PATRICIAN_MAX_IN_FLIGHT`; 0: no limit)."""
+    trusted_proxies: str = ""
+    """Addresses or networks of reverse proxies whose `X-Forwarded-For` names the client
+    (`PATRICIAN_TRUSTED_PROXIES`, a comma list; none: the peer is the client)."""
+    cors_origins: str = ""
+    """Web origins of third-party clients allowed to call the API from a browser
+    (`PATRICIAN_CORS_ORIGINS`, a comma list; none: CORS is off)."""
+    access_log: bool = False
+    """A log line per request, under its id (`PATRICIAN_ACCESS_LOG=1`); appends and refusals
+    are logged anyway."""
 
     def __post_init__(self) -> None:
         smtp_server(self.smtp_url)  # a URL that cannot be used stops the start (no password said)
+        parse_networks(self.trusted_proxies)  # so does a proxy that is no address
+        # Settings that cannot work stop the start too; what they imply is set here, once.
+        cluster, queue_url = redis_settings(self.redis_url, self.redis_cluster, self.queue_url)
+        msgspec.structs.force_setattr(self, "redis_cluster", cluster)
+        msgspec.structs.force_setattr(self, "queue_url", queue_url)
 
     def __repr__(self) -> str:
         return settings_repr(self)
@@ -95,6 +136,8 @@ class Settings(msgspec.Struct, frozen=True):
         env = os.environ
         return cls(
             redis_url=env.get("REDIS_URL") or None,
+            redis_cluster=env.get("PATRICIAN_REDIS_CLUSTER", "") == "1",
+            queue_url=env.get("PATRICIAN_QUEUE_URL") or None,
             prefix=env.get("PATRICIAN_PREFIX", "patrician"),
             shards=int(env.get("PATRICIAN_SHARDS", "16")),
             card_file=env.get("PATRICIAN_CARD_FILE") or None,
@@ -106,6 +149,14 @@ class Settings(msgspec.Struct, frozen=True):
             mail_from=env.get("PATRICIAN_MAIL_FROM", "Patrician <patrician@localhost>"),
             mail_grace_seconds=float(env.get("PATRICIAN_MAIL_GRACE_SECONDS", "120")),
             signing_key_file=env.get("PATRICIAN_SIGNING_KEY_FILE") or None,
+            rate_players=whole_number(env, "PATRICIAN_RATE_PLAYERS", 10_000),
+            rate_games=whole_number(env, "PATRICIAN_RATE_GAMES", 10_000),
+            rate_joins=whole_number(env, "PATRICIAN_RATE_JOINS", 20_000),
+            rate_window_seconds=whole_number(env, "PATRICIAN_RATE_WINDOW_SECONDS", 60, least=1),
+            max_in_flight=whole_number(env, "PATRICIAN_MAX_IN_FLIGHT", 256),
+            trusted_proxies=env.get("PATRICIAN_TRUSTED_PROXIES", ""),
+            cors_origins=env.get("PATRICIAN_CORS_ORIGINS", ""),
+            access_log=env.get("PATRICIAN_ACCESS_LOG", "") == "1",
         )
 
     def workers(self) -> WorkerSettings:
@@ -121,16 +172,38 @@ _headers: ContextVar[Mapping[str, str]] = ContextVar("security_headers")
 """The security headers of the request being answered (chosen by its path before it)."""
 
 
-async def _before_request(request: Request[Any, Any, Any]) -> None:
-    assign_request_id(request)
-    _headers.set(security_headers(request.scope["path"]))
-    await strict_json_body(request)
+def _before_request(limits: RateLimits) -> Any:
+    async def before_request(request: Request[Any, Any, Any]) -> None:
+        assign_request_id(request)
+        _headers.set(security_headers(request.scope["path"]))
+        await limits.check(request)
+        await strict_json_body(request)
+
+    return before_request
 
 
 async def _after_request(response: Response[Any]) -> Response[Any]:
+    metrics.answered(response.status_code or 200)
     response = await send_request_id(response)
     response.headers.update(_headers.get(STRICT))
     return response
+
+
+def _cors(origins: str) -> CORSConfig | None:
+    """CORS for the web origins named (`PATRICIAN_CORS_ORIGINS`), off without any: a
+    third-party page may then call the API with a bearer token (never cookies: the API has
+    none) and read the request id and `Retry-After` of the answers."""
+    allowed = [origin.strip().rstrip("/") for origin in origins.split(",") if origin.strip()]
+    if not allowed:
+        return None
+    return CORSConfig(
+        allow_origins=allowed,
+        allow_methods=["GET", "POST", "PUT", "DELETE"],
+        allow_headers=["Authorization", "Content-Type", "Last-Event-ID", "X-Request-ID"],
+        expose_headers=["X-Request-ID", "Retry-After"],
+        allow_credentials=False,
+        max_age=600,
+    )
 
 
 COMPRESSION = CompressionConfig(
@@ -171,7 +244,9 @@ def create_app(settings: Settings | None = None, *, clock: Clock = system_clock)
     """The app; `clock` is the one time of the server and its embedded workers (tests pass
     a fake one)."""
     settings = settings or Settings()
-    client, follow_client, workers_client = redis_clients(settings.redis_url)
+    client, follow_client, workers_client = redis_clients(
+        settings.redis_url, cluster=settings.redis_cluster, queue_url=settings.queue_url
+    )
     store = AsyncEventStore(
         client,
         prefix=settings.prefix,
@@ -197,9 +272,25 @@ def create_app(settings: Settings | None = None, *, clock: Clock = system_clock)
     )
 
     embedded: list[EmbeddedWorkers] = []
+    flushing: list[asyncio.Task[None]] = []  # the request metrics' (`server.metrics.flush`)
+    addresses = ClientAddress(settings.trusted_proxies)
+    limits = RateLimits(
+        client, settings.prefix, addresses,
+        {"players": settings.rate_players, "games": settings.rate_games,
+         "joins": settings.rate_joins},
+        settings.rate_window_seconds,
+    )  # fmt: skip
+    queue = queue_of(workers_client, settings.prefix)
+    scraping = Scrape(RedisGauges(client, store.keys, queue))
+    readying = Readying(
+        client, queue,
+        embedded=(lambda: bool(embedded) and embedded[0].thread.is_alive())
+        if settings.redis_url is None else None,
+    )  # fmt: skip
 
     async def announce(app: Litestar) -> None:
         tighten(app.openapi_schema)
+        flushing.append(asyncio.create_task(metrics.keep_flushing()))
         # What is alive at start (modules, the card data, the app) lives as long as the
         # process: keep it out of every collection, which shortens the pauses of a busy server.
         gc.collect()
@@ -229,6 +320,8 @@ def create_app(settings: Settings | None = None, *, clock: Clock = system_clock)
                 log.info("using redis", url=url)
 
     async def close() -> None:
+        while flushing:
+            flushing.pop().cancel()
         while embedded:
             embedded.pop().stop()
         for each in (client, follow_client):
@@ -236,11 +329,19 @@ def create_app(settings: Settings | None = None, *, clock: Clock = system_clock)
         workers_client.close()
 
     return Litestar(
-        route_handlers=[*ROUTES, audit_record, signing_keys, *PAGE_ROUTES],
+        route_handlers=[*ROUTES, readyz, scrape, audit_record, signing_keys, *PAGE_ROUTES],
         compression_config=COMPRESSION,
-        dependencies={"services": Provide(lambda: services, use_cache=True, sync_to_thread=False)},
+        cors_config=_cors(settings.cors_origins),
+        dependencies={
+            "services": Provide(lambda: services, use_cache=True, sync_to_thread=False),
+            "readying": Provide(lambda: readying, use_cache=True, sync_to_thread=False),
+            "metrics_scrape": Provide(lambda: scraping, use_cache=True, sync_to_thread=False),
+        },
         exception_handlers=EXCEPTION_HANDLERS,
-        before_request=_before_request,
+        middleware=[
+            edge(InFlight(addresses, settings.max_in_flight), access_log=settings.access_log)
+        ],
+        before_request=_before_request(limits),
         after_request=_after_request,
         request_max_body_size=settings.max_body,
         on_startup=[announce],

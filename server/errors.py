@@ -21,7 +21,7 @@ from litestar.openapi.spec import Example
 from litestar.types import ExceptionHandlersMap
 
 from domain.errors import CommandRefused, IllegalCommand, InvalidOptions
-from server import models
+from server import metrics, models
 from server.models import BadParameter, ErrorBody
 from server.request_ids import request_id_of
 from server.security_headers import security_headers
@@ -62,6 +62,15 @@ class GameNotPlaying(Exception):
 class SeatViewSecret(Exception):
     """Another seat's view of a game still in play (`at/{v}?as=S`): 403. Once the game is
     over nothing is secret and anyone may ask."""
+
+
+class NotReady(Exception):
+    """A readiness check failed (`server.readiness`): 503 `not_ready`, `field` naming the
+    first that failed, the message all of them in words."""
+
+    def __init__(self, failed: list[tuple[str, str]]) -> None:
+        super().__init__("; ".join(f"{name}: {detail}" for name, detail in failed))
+        self.failed = failed
 
 
 class InvalidSetting(ValueError):
@@ -143,13 +152,17 @@ ERROR_EXAMPLES: dict[int, models.ErrorBody] = {
 """A real answer per status, as the server sends it: the OpenAPI document's examples."""
 
 
-def error_response(status: int) -> ResponseSpec:
-    example = msgspec.to_builtins(ERROR_EXAMPLES[status])
+def error_response(
+    status: int, example: ErrorBody | None = None, description: str | None = None
+) -> ResponseSpec:
+    """The documented answer of an error status: the table's example and words, or an
+    operation's own."""
+    example = example or ERROR_EXAMPLES[status]
     return ResponseSpec(
         data_container=models.ErrorBody,
-        description=ERROR_DESCRIPTIONS[status],
+        description=description or ERROR_DESCRIPTIONS[status],
         generate_examples=False,
-        examples=[Example(summary=ERROR_EXAMPLES[status].error, value=example)],
+        examples=[Example(summary=example.error, value=msgspec.to_builtins(example))],
     )
 
 
@@ -233,6 +246,8 @@ def _body(error: Exception) -> ErrorBody | None:
             )
         case StoreUnavailable():
             return ErrorBody(503, "unavailable", "the game store is unreachable; try again")
+        case NotReady():
+            return ErrorBody(503, "not_ready", f"not ready: {error}", field=error.failed[0][0])
         case BadParameter():
             return ErrorBody(400, "bad_request", error.message, field=error.field)
         case msgspec.DecodeError():  # the strict second reading of a body
@@ -307,6 +322,10 @@ def handle(request: Request[Any, Any, Any], error: Exception) -> Response[Any]:
             path=request.url.path,
             **({"reason": str(error)} if isinstance(error, StoreUnavailable) else {}),
         )
+    metrics.answered(body.status)
+    metrics.refused(body.error)
+    if not request.scope.get("path_template"):  # no route took it: no door timed it
+        metrics.observe(request.scope, 0.0)
     answer = msgspec.structs.replace(body, request_id=request_id)
     headers = dict(error.headers or {}) if isinstance(error, HTTPException) else {}
     headers["X-Request-ID"] = request_id

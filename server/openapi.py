@@ -12,6 +12,7 @@ from collections.abc import Iterable, Iterator
 
 import msgspec
 from litestar.openapi.spec import (
+    Example,
     Link,
     OpenAPI,
     OpenAPIMediaType,
@@ -23,6 +24,7 @@ from litestar.openapi.spec import (
 
 from domain import commands
 from server import models
+from server.edge import BUSY
 
 
 def _strict_structs() -> set[str]:
@@ -100,11 +102,35 @@ def _audit_body(openapi: OpenAPI) -> None:
             )
 
 
+def _busy(openapi: OpenAPI) -> None:
+    """Any operation may be refused 429 when its client has too many requests in flight in
+    the process (`server.edge`): said of each that does not say 429 already."""
+    example = msgspec.to_builtins(BUSY)
+    for path in (openapi.paths or {}).values():
+        for operation in (path.get, path.put, path.post, path.delete, path.patch, path.head):
+            if operation is None or operation.responses is None:
+                continue
+            if "429" in operation.responses:
+                continue
+            operation.responses["429"] = OpenAPIResponse(
+                description="Too many requests of this client in flight at once: try again "
+                "after `Retry-After` seconds",
+                content={
+                    "application/json": OpenAPIMediaType(
+                        schema=Reference(ref="#/components/schemas/ErrorBody"),
+                        examples={BUSY.error: Example(summary=BUSY.error, value=example)},
+                    )
+                },
+            )
+
+
 def tighten(openapi: OpenAPI) -> None:
     """Forbid unknown fields where the server does, fix the length of tuples, link the
-    creation of a game to the operations on it, describe the bodies read by hand."""
+    creation of a game to the operations on it, describe the bodies read by hand, say the
+    refusal any operation may meet."""
     _link_games(openapi)
     _audit_body(openapi)
+    _busy(openapi)
     strict = _strict_structs()
     components = openapi.components.schemas or {}
     for name, component in components.items():

@@ -1,5 +1,7 @@
 """Request ids: every answer carries one (`X-Request-ID`), and so does every log line about
-it, so that a 500's id leads to its stack trace in the log.
+it, so that a 500's id leads to its stack trace in the log; and so do the appends the request
+made, their dispatch, the jobs that follow and the notifications sent (docs/workers.md,
+"Request ids").
 
 Two request hooks rather than an ASGI middleware: a middleware wraps every request in one more
 coroutine and every message sent in one more call, which cost the board view (the busiest
@@ -12,15 +14,15 @@ from __future__ import annotations
 import itertools
 import re
 import secrets
-from contextvars import ContextVar
 from typing import Any
 
 import structlog
 from litestar import Request, Response
 
+from store import tracing
+
 _process = secrets.token_hex(4)
 _counter = itertools.count()
-_current: ContextVar[str] = ContextVar("request_id")
 
 
 def next_request_id() -> str:
@@ -57,14 +59,16 @@ def request_id_of(request: Request[Any, Any, Any]) -> str:
 
 
 def assign_request_id(request: Request[Any, Any, Any]) -> None:
-    """Before the handler: give the request its id and bind it to the log context (each
-    request runs in a task of its own, so the binding ends with it)."""
+    """Before the handler: give the request its id and bind it to the log context and to the
+    store's (each request runs in a task of its own, so the binding ends with it): the
+    appends it makes keep it in their metadata, and what follows them names it
+    (`store.tracing`, `workers.tracing`)."""
     request_id = request_id_of(request)
-    _current.set(request_id)
+    tracing.current.set(request_id)
     structlog.contextvars.bind_contextvars(request_id=request_id)
 
 
 async def send_request_id(response: Response[Any]) -> Response[Any]:
     """After the handler: the answer carries the request's id."""
-    response.headers["X-Request-ID"] = _current.get()
+    response.headers["X-Request-ID"] = tracing.current.get()
     return response

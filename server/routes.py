@@ -11,9 +11,10 @@ clients get readable method names.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Annotated, Any, cast
+from typing import Annotated, Any, TypeVar, cast
 
 import msgspec
+import structlog
 from litestar import (
     Controller,
     HttpMethod,
@@ -36,8 +37,10 @@ from projections.record import Record
 from projections.replay import Replay
 from server import models, packed
 from server.browser_routes import BrowserRoutes
-from server.errors import error_responses
+from server.errors import error_response, error_responses
 from server.mail_links import MailLinkRoutes
+from server.metrics import count_append
+from server.rate_limits import RATE_LIMITED
 from server.requests import provide_player, provide_viewer, query_version, stream_viewer
 from server.services import Services
 from server.talk_routes import TalkRoutes
@@ -69,6 +72,28 @@ def _json(encoded: bytes) -> Response[bytes]:
     return Response(content=encoded, media_type="application/json")
 
 
+log = structlog.get_logger("patrician")
+T = TypeVar("T")
+
+
+def appended(kind: str, game_id: str, answer: T) -> T:
+    """An append a request made: counted (`server.metrics`) and logged, under the request's
+    id, the first line of its trail through the workers (docs/workers.md, "Request ids"). A
+    request answered again with its first result (`repeated`) made none."""
+    if not getattr(answer, "repeated", False):
+        count_append(kind)
+        version = getattr(answer, "version", None)
+        log.info("appended", kind=kind, game_id=game_id, version=version)
+    return answer
+
+
+RATE_LIMITED_RESPONSE = error_response(
+    429,
+    RATE_LIMITED,
+    "Too many of these from your address for now (docs/api.md, Rate limits), or too many "
+    "of your requests in flight at once: try again after `Retry-After` seconds",
+)
+
 _PLAYER = {"player": Provide(provide_player)}
 _VIEWER = {"viewer": Provide(provide_viewer)}
 
@@ -81,7 +106,7 @@ class PlayerRoutes(Controller):
         "/",
         status_code=201,
         operation_id="createPlayer",
-        responses=error_responses(400, 413, 415, 422),
+        responses={**error_responses(400, 413, 415, 422), 429: RATE_LIMITED_RESPONSE},
     )
     async def create_player(
         self, data: JSONBody[models.NewPlayer], services: Svc
@@ -105,13 +130,14 @@ class GameRoutes(Controller):
         operation_id="createGame",
         dependencies=_PLAYER,
         security=BEARER,
-        responses=error_responses(400, 401, 409, 413, 415, 422),
+        responses={**error_responses(400, 401, 409, 413, 415, 422), 429: RATE_LIMITED_RESPONSE},
     )
     async def create_game(
         self, data: JSONBody[models.NewGame], player: PlayerId, services: Svc
     ) -> models.CreatedGame:
         """Create a game; you hold its first seat. Share the invite code with the others."""
-        return await services.games.create(player, data)
+        created = await services.games.create(player, data)
+        return appended("create", created.game_id, created)
 
     @post(
         "/{game_id:str}/join",
@@ -119,7 +145,10 @@ class GameRoutes(Controller):
         operation_id="joinGame",
         dependencies=_PLAYER,
         security=BEARER,
-        responses=error_responses(400, 401, 403, 404, 409, 413, 415, 422),
+        responses={
+            **error_responses(400, 401, 403, 404, 409, 413, 415, 422),
+            429: RATE_LIMITED_RESPONSE,
+        },
     )
     async def join_game(
         self,
@@ -129,7 +158,7 @@ class GameRoutes(Controller):
         services: Svc,
     ) -> models.Joined:
         """Take a seat. When the last seat is taken, seats are drawn and the cards dealt."""
-        return await services.games.join(game_id, player, data)
+        return appended("join", game_id, await services.games.join(game_id, player, data))
 
     @post(
         "/{game_id:str}/leave",
@@ -144,7 +173,7 @@ class GameRoutes(Controller):
     ) -> models.TableChanged:
         """Give up your place at a table that has not started (the creator cancels instead).
         Sent again after a lost answer, it answers the first time again."""
-        return await services.games.leave(game_id, player)
+        return appended("leave", game_id, await services.games.leave(game_id, player))
 
     @post(
         "/{game_id:str}/resign",
@@ -174,7 +203,7 @@ class GameRoutes(Controller):
         self, game_id: FromPath[str], player: PlayerId, services: Svc
     ) -> models.TableChanged:
         """Call off the game you created, before it starts; its seed is published at once."""
-        return await services.games.cancel(game_id, player)
+        return appended("cancel", game_id, await services.games.cancel(game_id, player))
 
     @get(
         "/{game_id:str}",
@@ -199,7 +228,6 @@ class GameRoutes(Controller):
         "/{game_id:str}/commands",
         status_code=200,
         operation_id="sendCommands",
-        dependencies=_PLAYER,
         security=BEARER,
         responses=error_responses(400, 401, 403, 404, 409, 413, 415, 422),
     )
@@ -207,12 +235,20 @@ class GameRoutes(Controller):
         self,
         game_id: FromPath[str],
         data: JSONBody[models.SendCommands],
-        player: PlayerId,
+        request: Request[Any, Any, Any],
         services: Svc,
     ) -> models.CommandsAccepted:
         """Send one or more commands of your seat (a whole turn at once if you like), decided
         and appended together or not at all. A retried command_id gets its first answer."""
-        return await services.games.execute(game_id, player, data)
+        # The busiest write: the player is read here rather than injected, and the answer
+        # encoded here (the same bytes Litestar would make), each of which Litestar's own
+        # way costs it a few hundredths of its time (bench/http.py).
+        player = await provide_player(request, services)
+        accepted = await services.games.execute(game_id, player, data)
+        return cast(
+            models.CommandsAccepted,
+            _json(msgspec.json.encode(appended("commands", game_id, accepted))),
+        )
 
     @get(
         "/{game_id:str}/events",

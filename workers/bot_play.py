@@ -19,6 +19,7 @@ from store.games import execute_op
 from store.handovers import handovers_op
 from store.reads import log_op
 from workers.context import WorkerContext
+from workers.metrics import APPENDS
 
 
 def levels_of(
@@ -64,7 +65,7 @@ def play_for(
         if turns_up_a_card(events):
             break
     try:
-        context.store.run(
+        outcome = context.store.run(
             execute_op(
                 context.path,
                 game_id,
@@ -78,4 +79,6 @@ def play_for(
         )
     except VersionConflict:  # somebody got in first: the newer append has its own job
         return "moved on"
+    if not outcome.repeated:
+        APPENDS.labels("commands", by.partition(":")[0]).inc()
     return "played"

@@ -10,23 +10,37 @@ over once they have been idle `claim_idle_ms` (`XAUTOCLAIM`); a notice delivered
 are trimmed from the feeds (never from a game's event stream).
 
 A job's id names its game, version and channel (`moved-<version>-<game>`), and jobs are
-idempotent, so a notice handled twice (delivered again after a crash) does no harm.
+idempotent, so a notice handled twice (delivered again after a crash) does no harm. Each job
+carries the request id its append keeps in its metadata (read with the notices, in one more
+round trip per step), and each notice's dispatch is logged under it (`workers.tracing`).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 import msgspec
+import structlog
 from redis.exceptions import ResponseError
 from rq import Queue
 
+from store import keys as store_keys
+from store.cluster import on_cluster
 from store.keys import KeySpace
+from store.records import entry_request_id
+from workers.metrics import DISPATCHED
 from workers.retries import MOVED_RETRY
+from workers.tracing import job_meta
+
+log = structlog.get_logger("patrician.workers")
 
 GROUP = "dispatch"
 JOB = "workers.jobs.game_moved"
+CLUSTER_POLL_SECONDS = 0.05
+"""How long a dispatcher on a Redis Cluster waits when no feed had a notice (it cannot block
+on feeds of several slots at once): a notice waits that much longer at most."""
 
 
 class Health(msgspec.Struct, frozen=True):
@@ -34,6 +48,11 @@ class Health(msgspec.Struct, frozen=True):
     """Notices delivered to a consumer and not yet acknowledged."""
     dead: int
     """Notices given up on after too many deliveries (the dead-letter feed)."""
+
+
+def dead_letters_key(prefix: str) -> str:
+    """The feed of the notices given up on (`Dispatcher.reclaim`)."""
+    return f"{prefix}:outbox:dead"
 
 
 def job_id(game_id: str, version: int, channel: str = "moved") -> str:
@@ -63,7 +82,8 @@ class Dispatcher:
         self.claim_idle_ms = claim_idle_ms
         self.count = count
         self.feeds = keys.outbox_keys()
-        self.dead_letters = f"{keys.prefix}:outbox:dead"
+        self.dead_letters = dead_letters_key(keys.prefix)
+        self.cluster = on_cluster(client)
 
     def ensure_groups(self) -> None:
         """Create the consumer group on every feed (from its start), if not there yet."""
@@ -77,13 +97,43 @@ class Dispatcher:
     def step(self, block_ms: int | None = None) -> int:
         """Read the notices new to this group, enqueue their jobs, acknowledge them; how many
         were handled."""
-        reply = self.client.xreadgroup(
-            GROUP, self.consumer, dict.fromkeys(self.feeds, ">"), count=self.count, block=block_ms
-        )
+        if self.cluster:
+            replies = self._read_each()
+            if block_ms and not any(replies):
+                time.sleep(min(block_ms / 1000, CLUSTER_POLL_SECONDS))
+        else:
+            feeds = dict.fromkeys(self.feeds, ">")
+            read = self.client.xreadgroup(
+                GROUP, self.consumer, feeds, count=self.count, block=block_ms
+            )
+            replies = [read]
         handled = 0
-        for feed, entries in _streams(reply):
-            handled += self._handle(feed, entries)
+        for reply in replies:
+            for feed, entries in _streams(reply):
+                handled += self._handle(feed, entries)
         return handled
+
+    def _read_each(self) -> list[Any]:
+        """The read on a cluster, where each feed lies in a slot of its own and a read of
+        several slots is refused: every feed read on its own, without blocking (in one
+        pipeline, which sends each node its reads at once)."""
+        with self.client.pipeline(transaction=False) as pipeline:
+            for feed in self.feeds:
+                pipeline.xreadgroup(GROUP, self.consumer, {feed: ">"}, count=self.count)
+            return list(pipeline.execute())
+
+    def _acknowledge(self, pipeline: Any, feed: str, ids: Sequence[bytes]) -> None:
+        """Acknowledge the notices whose jobs `pipeline` (a transaction on the queue's Redis)
+        enqueues: in that transaction when the queue is on the store's Redis, so that neither
+        lands without the other; else (the store on a cluster) once the jobs are in. A
+        dispatcher that dies in between leaves the notices pending, and the one that takes
+        them over enqueues the same job ids again."""
+        if self.queue.connection is self.client:
+            pipeline.xack(feed, GROUP, *ids)
+            pipeline.execute()
+        else:
+            pipeline.execute()
+            self.client.xack(feed, GROUP, *ids)
 
     def reclaim(self) -> int:
         """Take over the notices another consumer left pending too long (it died): enqueue
@@ -140,20 +190,34 @@ class Dispatcher:
             notices.append((fields[b"g"].decode(), int(first), int(last)))
         if not ids:
             return 0
-        # The jobs and the acknowledgement in one transaction: neither lands without the other.
-        with self.client.pipeline() as pipeline:
+        request_ids = self._request_ids(notices)
+        with self.queue.connection.pipeline() as pipeline:  # a transaction on the queue's Redis
             self.queue.enqueue_many(
                 [
                     Queue.prepare_data(
-                        JOB, args=(game, first, last), job_id=job_id(game, last), retry=MOVED_RETRY
+                        JOB, args=(game, first, last), job_id=job_id(game, last),
+                        retry=MOVED_RETRY, meta=job_meta(request_id),
                     )
-                    for game, first, last in notices
+                    for (game, first, last), request_id in zip(notices, request_ids, strict=True)
                 ],
                 pipeline=pipeline,
-            )
-            pipeline.xack(feed, GROUP, *ids)
-            pipeline.execute()
+            )  # fmt: skip
+            self._acknowledge(pipeline, feed, ids)
+        DISPATCHED.inc(len(ids))
+        for (game, since, until), request_id in zip(notices, request_ids, strict=True):
+            traced = {"request_id": request_id} if request_id else {}
+            log.info("dispatched", game_id=game, first_version=since, version=until, **traced)
         return len(ids)
+
+    def _request_ids(self, notices: Sequence[tuple[str, int, int]]) -> list[str]:
+        """The request id each notice's append keeps in its metadata (`store.tracing`), for
+        its job and its log line: the appends' first entries, in one round trip."""
+        with self.client.pipeline(transaction=False) as pipeline:
+            for game, first, _last in notices:
+                at = store_keys.entry_id(first)
+                pipeline.xrange(self.keys.game(game).events, at, at)
+            replies = pipeline.execute()
+        return [entry_request_id(entries[0][1]) if entries else "" for entries in replies]
 
 
 def _streams(reply: Any) -> list[tuple[str, list[tuple[bytes, dict[bytes, bytes]]]]]:

@@ -21,6 +21,8 @@ from rq.scheduler import RQScheduler
 from rq.serializers import JSONSerializer
 from rq.timeouts import TimerDeathPenalty
 
+from workers.tracing import ran, traced
+
 log = structlog.get_logger("patrician.workers")
 
 MAINTENANCE_SECONDS = 10
@@ -135,6 +137,12 @@ class JobWorker(SimpleWorker):
     whose process is the only one)."""
     _running: tuple[Job, Execution] | None = None
     _beats: threading.Thread | None = None
+    stopping = False
+    """Whether it was told to stop (SIGTERM or SIGINT), rather than quitting on an error."""
+
+    def handle_warm_shutdown_request(self) -> None:
+        self.stopping = True
+        super().handle_warm_shutdown_request()  # type: ignore[no-untyped-call]
 
     def heartbeat(self, timeout: int | None = None, pipeline: Any = None) -> None:
         if pipeline is None and timeout is None:
@@ -168,6 +176,15 @@ class JobWorker(SimpleWorker):
             super().execute_job(job, queue)
         finally:
             self._running = None
+
+    def perform_job(self, job: Job, queue: Queue, execution: Execution) -> bool:
+        """The job under the request id it was enqueued for, logged and counted once done
+        (`workers.tracing`)."""
+        with traced(job):
+            started = time.perf_counter()
+            ok = bool(super().perform_job(job, queue, execution))
+            ran(job, ok, time.perf_counter() - started)
+        return ok
 
     def _renew(self) -> None:
         """Renew the lease of the job running, every `JOB_BEAT_SECONDS` (RQ's own renewal:

@@ -16,6 +16,7 @@ from typing import Any, cast
 from zoneinfo import ZoneInfo
 
 import msgspec
+import structlog
 from rq import get_current_job
 from standardwebhooks.webhooks import Webhook as Signer
 
@@ -45,6 +46,7 @@ from store.talk import KEPT, thread_op
 from store.time_controls import time_control_op
 from workers.context import WorkerContext, current
 from workers.game_clocks import clock_under
+from workers.metrics import DELIVERIES
 from workers.retries import DELIVERY_RETRY, LATER_RETRY
 from workers.webhook_target import DeliveryFailed, TargetRefused, post
 
@@ -56,6 +58,9 @@ DEFERRED = "-q"
 """The suffix of the job id of a notification held back by quiet hours."""
 GRACED = "-g"
 """The suffix of the job id of an e-mail that waited its grace period."""
+
+_logger = structlog.get_logger("patrician.workers")
+"""(Not `log`: here that names the delivery log of an attempt.)"""
 
 
 class NotDelivered(RuntimeError):
@@ -255,6 +260,13 @@ class DeliveryLog:
         )
         keys = self.context.notifications
         self.context.store.gather(log_delivery_op(keys, self.player_id, entry), *along)
+        DELIVERIES.labels(entry.channel, status).inc()
+        # the job's request id is bound to the line (`workers.tracing`); never the address
+        _logger.info(
+            "delivery", channel=entry.channel, status=status, type=entry.type,
+            game_id=entry.game_id, version=entry.version, attempt=entry.attempt,
+            notice_id=entry.webhook_id,
+        )  # fmt: skip
         return status
 
 
