@@ -191,14 +191,26 @@ the loop to time it."""
 SKIP = -1.0
 
 
-async def _drive(job_name: str, base: str, clients: int, seconds: float, extra: Any) -> list[float]:
-    """Run `clients` concurrent loops of one kind of request for `seconds`; the latencies."""
+async def _drive(
+    job_name: str,
+    base: str,
+    clients: int,
+    seconds: float,
+    extra: Any,
+    *,
+    start_at: float | None = None,
+) -> list[float]:
+    """Run `clients` concurrent loops of one kind of request for `seconds` (from the wall
+    clock time `start_at` if given, so that another process can read the CPU used over the
+    same window); the latencies."""
     connector = aiohttp.TCPConnector(limit=clients + 4)
     latencies: list[float] = []
     async with aiohttp.ClientSession(connector=connector) as session:
         steps = [await JOBS[job_name](session, base, index, extra) for index in range(clients)]
         for step in steps:  # warm up each connection
             await step()
+        if start_at is not None:
+            await asyncio.sleep(max(0.0, start_at - time.time()))
         deadline = time.perf_counter() + seconds
 
         async def loop(step: Step) -> None:
@@ -265,22 +277,29 @@ JOBS: dict[str, Any] = {
 }
 
 
-def _worker(task: tuple[str, str, int, float, Any], queue: Any) -> None:
+def _worker(task: tuple[str, str, int, float, Any], start_at: float | None, queue: Any) -> None:
     import uvloop
 
     uvloop.install()
-    queue.put(asyncio.run(_drive(*task)))
+    queue.put(asyncio.run(_drive(*task, start_at=start_at)))
 
 
 def load(
-    job: str, base: str, clients: int, seconds: float, extra: Any = None
+    job: str,
+    base: str,
+    clients: int,
+    seconds: float,
+    extra: Any = None,
+    *,
+    start_at: float | None = None,
 ) -> tuple[float, list[float]]:
-    """Two load processes sharing `clients`; (requests per second, the latencies)."""
+    """Two load processes sharing `clients`; (requests per second, the latencies). With
+    `start_at` (wall clock time), the window starts then, whenever the clients are ready."""
     context = multiprocessing.get_context("spawn")
     queue = context.Queue()
     shares = [clients // 2, clients - clients // 2]
     processes = [
-        context.Process(target=_worker, args=((job, base, share, seconds, extra), queue))
+        context.Process(target=_worker, args=((job, base, share, seconds, extra), start_at, queue))
         for share in shares
         if share
     ]
@@ -316,7 +335,7 @@ def paired(
     )
 
 
-async def _prepare(base: str) -> tuple[list[tuple[str, str]], str]:
+async def prepare_games(base: str) -> tuple[list[tuple[str, str]], str]:
     """Games in play for the board views, and a finished 4-seat game for the replays."""
     async with aiohttp.ClientSession() as session:
         in_play = []
@@ -358,7 +377,7 @@ def main() -> int:
     lines: list[tuple[str, bool]] = []
     try:
         time.sleep(1.0)
-        in_play, finished = asyncio.run(_prepare(game_url))
+        in_play, finished = asyncio.run(prepare_games(game_url))
         seconds, clients = args.seconds, args.clients
         (ours, ours_p99), (xadd, xadd_p99) = paired(
             ("commands", game_url, None), ("xadd", base_url, None), clients, seconds

@@ -1,0 +1,98 @@
+"""`patrician serve --server uvicorn|granian`: the same app under either ASGI server, its
+start and stop run, its bodies, streams and keep-alive served, SIGTERM ending it cleanly."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from click.testing import CliRunner
+
+from server.cli import main
+from server.serving import SERVERS
+from tests.server.client import Api
+from tests.server.live import LiveServer, delete_prefix, unique_prefix
+from tests.server.sse import read_stream
+
+
+@pytest.fixture(params=SERVERS)
+def served(request: pytest.FixtureRequest, redis_url: str, tmp_path: Path) -> Iterator[LiveServer]:
+    """One `patrician serve` under each ASGI server, on the real Redis."""
+    prefix = unique_prefix("serving")
+    server = LiveServer(prefix, tmp_path, redis_url, env={"PATRICIAN_SERVER": request.param})
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop()
+        delete_prefix(prefix, redis_url)
+
+
+@pytest.mark.redis
+def test_either_server_runs_the_apps_start_and_serves_a_game_over_one_connection(
+    served: LiveServer,
+) -> None:
+    with httpx.Client(base_url=served.url, timeout=30) as http:
+        # The startup hook listed the signing key: it ran under this server too.
+        assert http.get("/api/keys").json()["keys"], served.log()
+        api = Api(http)
+        table = api.new_table(2, "towers", (), random.Random(3))
+        rng = random.Random(4)
+        for _ in range(6):  # POST bodies, one kept-alive connection
+            table.step(rng, whole_turn=False)
+        too_big = http.post(
+            f"{table.path}/commands", content=b"{" + b" " * 2_000_000 + b"}",
+            headers={**table.seats[0].auth, "Content-Type": "application/json"},
+        )  # fmt: skip
+        assert too_big.status_code == 413
+        answered = http.get(f"{table.path}/events")
+        assert answered.status_code == 200
+        assert answered.headers.get("connection", "keep-alive").lower() != "close"
+
+
+@pytest.mark.redis
+def test_either_server_streams_events_as_they_happen(served: LiveServer) -> None:
+    with httpx.Client(base_url=served.url, timeout=30) as http:
+        table = Api(http).new_table(2, "towers", (), random.Random(5))
+        version = table.version
+        table.step(random.Random(6), whole_turn=False)
+        seat = table.seats[0].auth
+        got = read_stream(http, f"{table.path}/stream?after={version}", until=table.version,
+                          headers=seat)  # fmt: skip
+        assert [message.id for message in got][-1] == table.version
+
+
+@pytest.mark.redis
+def test_sigterm_stops_either_server_and_its_workers_cleanly(served: LiveServer) -> None:
+    process = served.process
+    assert process is not None
+    workers = _children(process.pid)
+    os.kill(process.pid, signal.SIGTERM)
+    # uvicorn, once shut down, ends itself by the signal it was sent; granian exits 0.
+    assert process.wait(timeout=15) in (0, -signal.SIGTERM), served.log()
+    assert not [pid for pid in workers if Path(f"/proc/{pid}").exists()], served.log()
+    assert "Traceback" not in served.log()
+
+
+def test_an_unknown_server_is_refused_naming_the_choices() -> None:
+    result = CliRunner().invoke(main, ["serve", "--server", "hypercorn"])
+    assert result.exit_code == 2
+    assert "'uvicorn'" in result.output and "'granian'" in result.output
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry))
+    return found
