@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 ARGS ?=
 
-.PHONY: run simulate test lint bench install clean
+.PHONY: run simulate test lint bench install clean up down
 
 $(BIN)/.installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,17 @@ bench: $(BIN)/.installed
 	$(BIN)/python bench/workers.py
 	$(BIN)/python bench/web.py
 	$(BIN)/python bench/audit.py
+	$(BIN)/python bench/load.py --games 50 --drills
+
+# The whole stack in the background (deploy/Procfile under honcho: Redis, the API processes,
+# the workers, the dispatcher; settings in $(STACK_ENV)); `make down` stops it.
+STACK_ENV ?= deploy/stack.env
+
+up: $(BIN)/.installed
+	$(BIN)/python deploy/stack.py up --env $(STACK_ENV)
+
+down: $(BIN)/.installed
+	$(BIN)/python deploy/stack.py down --env $(STACK_ENV)
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis

@@ -21,6 +21,7 @@ from domain.setup import check_options
 from projections.narrate import narrate
 from server.carddata import load_game_data
 from server.record_cli import RECORD_COMMANDS
+from server.serving import SERVERS, serve
 from server.simulate import bot_games, random_game, simulate, summarize, summarize_levels, wilson
 
 _redis_url = click.option(
@@ -28,6 +29,13 @@ _redis_url = click.option(
     envvar="REDIS_URL",
     required=True,
     help="The Redis the games are kept in (or REDIS_URL).",
+)
+_queue_url = click.option(
+    "--queue-url",
+    envvar="PATRICIAN_QUEUE_URL",
+    default=None,
+    help="The plain Redis of the jobs' queue (or PATRICIAN_QUEUE_URL; default: the store's). "
+    "Required with a Redis Cluster (redis+cluster://, or PATRICIAN_REDIS_CLUSTER=1).",
 )
 _card_file = click.option(
     "--card-file",
@@ -229,35 +237,39 @@ def schemas_command(directory: Path) -> None:
     help="Redis to keep games in (or REDIS_URL). Without it: an embedded in-process fakeredis.",
 )
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(min=1))
+@click.option(
+    "--server",
+    envvar="PATRICIAN_SERVER",
+    default="uvicorn",
+    show_default=True,
+    type=click.Choice(SERVERS),
+    help="The ASGI server the app runs under (or PATRICIAN_SERVER); bench/http.py compares them.",
+)
+@_queue_url
 @_card_file
 def serve_command(
-    host: str, port: int, redis_url: str | None, workers: int, card_file: Path | None
+    host: str,
+    port: int,
+    redis_url: str | None,
+    workers: int,
+    server: str,
+    queue_url: str | None,
+    card_file: Path | None,
 ) -> None:
     """Run the game server (HTTP API, OpenAPI at /schema)."""
     import os
-
-    import uvicorn
 
     if redis_url is None and workers > 1:
         raise click.BadParameter(
             "several workers need a shared Redis: an embedded fakeredis lives in one process",
             param_hint="--workers",
         )
-    if redis_url:
-        os.environ["REDIS_URL"] = redis_url
+    _redis_environment(redis_url, queue_url)
     if card_file is not None:
         load_game_data(card_file)  # refuse a broken card file before starting
         os.environ["PATRICIAN_CARD_FILE"] = str(card_file)
-    _settings()  # refuse settings that cannot be used (an SMTP URL, say) before starting
-    uvicorn.run(
-        "server.app:from_environment",
-        factory=True,
-        host=host,
-        port=port,
-        workers=workers,
-        log_level="info",
-        access_log=False,
-    )
+    _settings(queue=True)  # refuse settings that cannot be used (an SMTP URL, say) before starting
+    serve(server, host=host, port=port, workers=workers)
 
 
 @main.command(name="worker")
@@ -271,53 +283,146 @@ def serve_command(
     help="How long a notice read by a dispatcher that died stays pending before this one "
     "takes it over (or PATRICIAN_CLAIM_IDLE_SECONDS).",
 )
+@click.option(
+    "--role",
+    envvar="PATRICIAN_WORKER_ROLE",
+    default="all",
+    show_default=True,
+    help="What this process runs: all, jobs (all but the dispatcher) or dispatcher (it "
+    "alone); or PATRICIAN_WORKER_ROLE.",
+)
+@_queue_url
 @_card_file
-def worker_command(redis_url: str, claim_idle_seconds: float, card_file: Path | None) -> None:
+def worker_command(
+    redis_url: str,
+    claim_idle_seconds: float,
+    role: str,
+    queue_url: str | None,
+    card_file: Path | None,
+) -> None:
     """Run the workers against a Redis: the outbox dispatcher, the timers and an RQ worker
     (bot seats, clocks, webhooks, e-mail; the PATRICIAN_ settings of docs/workers.md).
-    Any number of them behave as one. (`patrician serve` without a Redis runs its own.)"""
-    from workers.runner import run_worker
+    Any number of them behave as one. (`patrician serve` without a Redis runs its own.)
+    A worker started before its Redis waits for it (30 s at most)."""
+    import redis
 
-    run_worker(_workers(redis_url, card_file), claim_idle_seconds=claim_idle_seconds)
+    from server.redis_clients import node_url
+    from workers.runner import ROLES, run_worker, wait_for_redis
+    from workers.smtp import without_password
+
+    if role not in ROLES:
+        raise click.BadParameter(f"choose among {', '.join(ROLES)}", param_hint="--role")
+    _redis_environment(redis_url, queue_url)
+    _settings(queue=True)  # refuse settings that cannot be used before waiting for Redis
+    _archive_after()
+    client = redis.Redis.from_url(node_url(redis_url))  # a cluster: the node it names
+    try:
+        wait_for_redis(client)
+    except redis.exceptions.RedisError as error:
+        url = without_password(redis_url)
+        raise click.ClickException(f"the Redis at {url} does not answer: {error}") from None
+    finally:
+        client.close()
+    context = _workers(redis_url, card_file, queue_url)
+    run_worker(context, claim_idle_seconds=claim_idle_seconds, role=role)
 
 
 @main.command(name="rebuild-projections")
 @_redis_url
+@_queue_url
 @_card_file
-def rebuild_projections_command(redis_url: str, card_file: Path | None) -> None:
+def rebuild_projections_command(
+    redis_url: str, queue_url: str | None, card_file: Path | None
+) -> None:
     """Make the projections the workers keep (every player's inbox, `/api/me/games`) again
     from the games' event streams. Safe while the workers run: an append's follow-up writes
     over a rebuilt entry only with a newer version."""
     from workers.inboxes import rebuild_inboxes
 
-    games, players = rebuild_inboxes(_workers(redis_url, card_file))
+    games, players = rebuild_inboxes(_workers(redis_url, card_file, queue_url))
     click.echo(f"rebuilt the inboxes of {players} players from {games} games")
 
 
-def _settings() -> Any:
+@main.command(name="archive")
+@_redis_url
+@click.option(
+    "--older-than",
+    "older_than",
+    type=click.FloatRange(min=0),
+    default=None,
+    help="Archive the games finished more than this many seconds ago (default: "
+    "PATRICIAN_ARCHIVE_AFTER_SECONDS, else 7 days; 0: every finished game).",
+)
+def archive_command(redis_url: str, older_than: float | None) -> None:
+    """Archive finished games now, as the workers do every hour (docs/workers.md,
+    "Archiving"): each is packed into one compressed value, verified against its live keys,
+    and its live keys removed. Safe while the server and the workers run. Exit code 1 if a
+    game could not be archived (each is logged, with why)."""
+    from server.redis_clients import store_client
+    from store.client import EventStore
+    from workers.archiving import archive_finished
+
+    settings = _settings()
+    older_than = _archive_after() if older_than is None else older_than
+    client = store_client(redis_url, cluster=settings.redis_cluster)
+    store = EventStore(client, prefix=settings.prefix, shards=settings.shards)
+    done = archive_finished(store, older_than)
+    click.echo(f"archived {done['archived']} finished games ({dict(done) or 'none to do'})")
+    if done["failed"]:
+        raise SystemExit(1)
+
+
+def _archive_after() -> float:
+    """`PATRICIAN_ARCHIVE_AFTER_SECONDS`, or the line that says why it cannot be used."""
+    from workers.archiving import archive_after_seconds
+
+    try:
+        return archive_after_seconds()
+    except ValueError as error:
+        raise click.UsageError(str(error)) from None
+
+
+def _settings(*, queue: bool = False) -> Any:
     """The settings of the environment (`server.app.Settings`); one that cannot be used stops
-    the command with a line that says which and why (never a traceback, never a password)."""
+    the command with a line that says which and why (never a traceback, never a password).
+    `queue`: the command needs the jobs' queue (a cluster without a queue URL is refused)."""
     from server.app import Settings
+    from server.rate_limits import LimitSettingError
+    from server.redis_clients import RedisSettingsError, check_queue
     from workers.signing import KeyFileError, load_signer
     from workers.smtp import SmtpUrlError
 
     try:
         settings = Settings.from_environment()
+        if queue:
+            check_queue(settings.redis_cluster, settings.queue_url)
         if settings.signing_key_file:  # a key that cannot be used stops the start, not a request
             load_signer(settings.signing_key_file)
-    except (SmtpUrlError, KeyFileError) as error:
+    except (SmtpUrlError, KeyFileError, RedisSettingsError, LimitSettingError) as error:
         raise click.UsageError(str(error)) from None
     return settings
 
 
-def _workers(redis_url: str, card_file: Path | None) -> Any:
-    """The workers' context (`workers.context.WorkerContext`) on that Redis, from the
-    environment's settings."""
-    import redis
+def _redis_environment(redis_url: str | None, queue_url: str | None) -> None:
+    """Hand the options' URLs to the settings (`Settings.from_environment`, which the server's
+    processes read too)."""
+    import os
 
+    if redis_url:
+        os.environ["REDIS_URL"] = redis_url
+    if queue_url:
+        os.environ["PATRICIAN_QUEUE_URL"] = queue_url
+
+
+def _workers(redis_url: str, card_file: Path | None, queue_url: str | None) -> Any:
+    """The workers' context (`workers.context.WorkerContext`) on that Redis (and the queue's,
+    if it has one of its own), from the environment's settings."""
+    from server.redis_clients import worker_clients
     from workers.runner import context_for
 
-    settings = _settings()
-    return context_for(
-        redis.Redis.from_url(redis_url), load_game_data(card_file), settings.workers()
+    _redis_environment(redis_url, queue_url)
+    settings = _settings(queue=True)
+    store, queue = worker_clients(
+        redis_url, cluster=settings.redis_cluster, queue_url=settings.queue_url
     )
+    return context_for(store, load_game_data(card_file), settings.workers(), queue_client=queue)

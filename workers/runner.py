@@ -24,7 +24,9 @@ from projections.signatures import Signer
 from store.accounts import Accounts
 from store.client import EventStore
 from store.clock import Clock, iso, system_clock
+from store.cluster import on_cluster
 from store.games import CommandPath
+from workers.archiving import ArchiveLoop, archive_after_seconds
 from workers.context import WorkerContext, configure
 from workers.deadlines import fire_due
 from workers.dispatcher import Dispatcher, job_id
@@ -39,6 +41,7 @@ from workers.rq_workers import (
 )
 from workers.signing import announce_op, signer_for
 from workers.smtp import settings_repr
+from workers.tracing import TracedQueue
 from workers.webhook_target import Allowlist
 
 log = structlog.get_logger("patrician.workers")
@@ -61,8 +64,9 @@ one died): `patrician worker --claim-idle-seconds` or `PATRICIAN_CLAIM_IDLE_SECO
 
 
 def queue_of(client: Any, prefix: str) -> Queue:
-    """The jobs' queue: JSON, never pickle (a job is a function name and primitive values)."""
-    return Queue(f"{prefix}:{QUEUE}", connection=client, serializer=JSONSerializer)
+    """The jobs' queue: JSON, never pickle (a job is a function name and primitive values);
+    each job carries the request id it follows from (`workers.tracing`)."""
+    return TracedQueue(f"{prefix}:{QUEUE}", connection=client, serializer=JSONSerializer)
 
 
 class WorkerSettings(msgspec.Struct, frozen=True):
@@ -88,9 +92,11 @@ def context_for(
     clock: Clock = system_clock,
     *,
     signer: Signer | None = None,
+    queue_client: Any = None,
 ) -> WorkerContext:
     """The context of the jobs; `signer`, the server's when they run in its process (else the
-    key file's, listed now, or a key of their own)."""
+    key file's, listed now, or a key of their own); `queue_client`, the plain Redis of the
+    jobs' queue when it is not the store's `client` (a Redis Cluster: RQ is not cluster-safe)."""
     store = EventStore(client, prefix=settings.prefix, shards=settings.shards)
     if signer is None:
         signer = signer_for(settings.signing_key_file)
@@ -98,8 +104,8 @@ def context_for(
     return WorkerContext(
         store,
         CommandPath(store.context, game_data),
-        Accounts(settings.prefix),
-        queue_of(client, settings.prefix),
+        Accounts(settings.prefix, cluster=on_cluster(client)),
+        queue_of(client if queue_client is None else queue_client, settings.prefix),
         webhook_allow=Allowlist.parse(settings.webhook_allow),
         public_url=settings.public_url.rstrip("/"),
         clock=clock,
@@ -172,6 +178,8 @@ class DispatcherLoop(Loop):
                     self.dispatcher.trim()
                     swept = time.monotonic()
             except Exception:
+                if self.stopped.is_set():  # stopping with its Redis (a whole stack stops)
+                    return
                 log.exception("the dispatcher failed a step; it goes on")
                 self.stopped.wait(1.0)
 
@@ -193,38 +201,136 @@ class TimerLoop(Loop):
                 log.exception("the timers failed a step; they go on")
 
 
-def run_worker(context: WorkerContext, *, claim_idle_seconds: float = CLAIM_IDLE_SECONDS) -> None:
+ROLES = ("all", "jobs", "dispatcher")
+"""What a `patrician worker` process runs (`--role`): `all` of it, or the `jobs` (the RQ
+worker, the scheduling of the jobs put off and the timers) or the `dispatcher` alone, so that
+a stack runs one dispatcher beside its job workers (deploy/Procfile) and a drill can kill
+either on its own."""
+REDIS_WAIT_SECONDS = 30.0
+"""How long a worker started before its Redis (a whole stack starting at once, a machine
+booting) waits for it to answer before it gives up."""
+
+
+REDIS_LOST_SECONDS = 300.0
+"""How long a worker whose Redis went away waits for it to answer again before it ends."""
+
+
+def wait_for_redis(client: Any, timeout: float = REDIS_WAIT_SECONDS) -> None:
+    """Return once Redis answers PING (and has loaded its data); raise the last error if it
+    does not within `timeout` seconds."""
+    import redis
+
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            client.ping()
+            return
+        except (redis.exceptions.ConnectionError, redis.exceptions.BusyLoadingError):
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
+
+
+def _until_stopped() -> None:
+    """Block the main thread until SIGTERM or SIGINT (the threads do the work meanwhile)."""
+    import signal
+    import threading
+
+    stop = threading.Event()
+    for each in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(each, lambda _number, _frame: stop.set())
+    while not stop.wait(1.0):
+        pass
+
+
+def run_worker(
+    context: WorkerContext,
+    *,
+    claim_idle_seconds: float = CLAIM_IDLE_SECONDS,
+    role: str = "all",
+) -> None:
     """`patrician worker`: a dispatcher, the timers, the scheduling and an RQ worker against one
-    Redis, until stopped. `claim_idle_seconds`: how long a notice read by a dispatcher that
-    died stays pending before this one takes it over."""
+    Redis, until stopped (`role` "jobs": all but the dispatcher; "dispatcher": it alone).
+    `claim_idle_seconds`: how long a notice read by a dispatcher that died stays pending
+    before this one takes it over."""
+    if role not in ROLES:
+        raise ValueError(f"a worker's role is one of {', '.join(ROLES)}, not {role!r}")
     configure(context)
     client, queue = context.store.client, context.queue
-    dispatcher = Dispatcher(
-        client, context.store.keys, queue, consumer=consumer_name(),
-        claim_idle_ms=round(claim_idle_seconds * 1000),
-    )  # fmt: skip
-    loop = DispatcherLoop(dispatcher)
-    timers = TimerLoop(context)
-    scheduling = SchedulerLoop(client, queue)
-    loop.start()
-    timers.start()
-    scheduling.start()
-    try:
+    loops: list[Loop] = []
+    if role != "jobs":
+        dispatcher = Dispatcher(
+            client, context.store.keys, queue, consumer=consumer_name(),
+            claim_idle_ms=round(claim_idle_seconds * 1000),
+        )  # fmt: skip
+        loops.append(DispatcherLoop(dispatcher))
+    worker: JobWorker | None = None
+    if role != "dispatcher":
         # Jobs run in this process (RQ's SimpleWorker), not in a work horse forked per job:
         # a fork costs more than a bot's move or a delivery, and at 200 moves a second the
         # forks alone would not keep up. So killing this process kills the job it runs; the
         # job's lease lapses and another worker's maintenance gives it back to the queue.
-        JobWorker(
-            [queue],
-            connection=client,
-            serializer=JSONSerializer,
-            maintenance_interval=MAINTENANCE_SECONDS,
-            worker_ttl=WORKER_TTL_SECONDS,
-        ).work(logging_level="WARNING")  # not a line per job; the scheduling is ours
+        worker = _job_worker(queue)
+        loops += [TimerLoop(context), SchedulerLoop(queue.connection, queue)]
+        archive_after = archive_after_seconds()  # 0: never (docs/workers.md, "Archiving")
+        if archive_after > 0:
+            loops.append(ArchiveLoop(context.store, archive_after))
+    for loop in loops:
+        loop.start()
+    try:
+        if worker is None:
+            _until_stopped()
+            return
+        _work(worker, queue)
     finally:
-        scheduling.stop()
-        timers.stop()
-        loop.stop()
+        for loop in reversed(loops):
+            loop.stop()
+
+
+def _job_worker(queue: Queue) -> JobWorker:
+    """An RQ worker of `queue`, on the queue's Redis (the store may be a cluster)."""
+    worker = JobWorker(
+        [queue],
+        connection=queue.connection,
+        serializer=JSONSerializer,
+        maintenance_interval=MAINTENANCE_SECONDS,
+        worker_ttl=WORKER_TTL_SECONDS,
+    )
+    # RQ gave the client's new connections a socket timeout longer than its blocking
+    # wait for a job; those made before (redis-py's default: 5 s) would time out under
+    # that 10 s wait, and RQ would back off for up to a minute. None is in use yet.
+    pool = getattr(queue.connection, "connection_pool", None)
+    if pool is not None:
+        pool.reset()
+    return worker
+
+
+def _work(worker: JobWorker, queue: Queue) -> None:
+    """Run the jobs until the worker is stopped (SIGTERM: RQ's warm shutdown). A Redis that
+    goes away under a job (killed, restarted on its AOF) makes RQ's worker quit (or raise from
+    its teardown); this process waits for Redis to answer again and goes on with a new
+    worker, rather than ending (which would end the whole stack under a process manager). The
+    job it ran is leased: another worker's maintenance gives it back to the queue, and jobs
+    are idempotent."""
+    import signal
+
+    import redis
+
+    while True:
+        try:
+            worker.work(logging_level="WARNING")  # not a line per job; the scheduling is ours
+            reason = "the worker quit"  # RQ quits on an error it does not handle, Redis's too
+        except redis.exceptions.RedisError as error:  # its teardown met Redis gone
+            reason = str(error)
+        if worker.stopping:
+            return
+        log.warning("the jobs stopped; starting again once redis answers", reason=reason)
+        # Told to stop while it waits (RQ's handlers are the quit worker's): it just ends.
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        time.sleep(1.0)  # never a busy loop, whatever made it quit
+        wait_for_redis(queue.connection, timeout=REDIS_LOST_SECONDS)
+        worker = _job_worker(queue)
 
 
 class EmbeddedWorkers(Loop):
@@ -245,7 +351,9 @@ class EmbeddedWorkers(Loop):
         super().start()
 
     def _run(self) -> None:
-        worker = ThreadWorker([self.queue], connection=self.client, serializer=JSONSerializer)
+        worker = ThreadWorker(
+            [self.queue], connection=self.queue.connection, serializer=JSONSerializer
+        )
         trimmed = worked = timed = time.monotonic()
         while not self.stopped.is_set():
             try:
