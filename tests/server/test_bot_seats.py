@@ -14,12 +14,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import redis
 from litestar.testing import TestClient
+from rq import Worker
 
 from projections.audit import audit
 from server.app import Settings
 from tests.server.client import Api, Json, Player
 from tests.server.live import LiveServer, _patrician, build_app
+from workers.runner import queue_of
 
 
 def _play_against_bots(api: Api, me: Player, game: Json, rng: random.Random) -> Json:
@@ -107,6 +110,13 @@ def test_worker_processes_play_the_bot_seats_against_a_real_redis(
         with (tmp_path / f"w{n}.log").open("wb") as out:
             workers.append(subprocess.Popen(command, env=env, stdout=out, stderr=subprocess.STDOUT))
     try:
+        # What is timed is a bot's decision, not a worker process's start: wait for both.
+        with redis.Redis.from_url(live_server.redis_url) as client:
+            queue = queue_of(client, live_server.prefix)
+            deadline = time.monotonic() + 60
+            while len(Worker.all(connection=client, queue=queue)) < len(workers):
+                assert time.monotonic() < deadline, "the workers did not come up"
+                time.sleep(0.05)
         me = live_api.create_player("Ada")
         body = {"seats": 3, "bots": [{"level": "greedy"}, {"level": "random"}]}
         game = live_api.ok(live_api.request("POST", "/api/games", player=me, json=body), 201)

@@ -450,3 +450,41 @@ def test_a_job_that_runs_longer_than_its_lease_is_never_taken_for_abandoned(dril
     job = drill.job("long")
     assert job.get_status() == "finished" and job.worker_name == drill.rq_name(first)
     assert job.retries_left == 2, "never given back to the queue"
+
+
+@pytest.mark.redis
+def test_a_worker_outlives_a_redis_killed_and_restarted_and_runs_the_jobs_after_it(
+    drill: Drill,
+) -> None:
+    """Redis killed (SIGKILL) under a running `patrician worker` and started again: the worker
+    does not end (under a process manager one line ending ends the whole stack), its RQ worker
+    registers again once Redis answers, and the jobs of a game begun afterwards run: every
+    notification of its start arrives (docs/workers.md, "Crashes")."""
+    worker = drill.worker()
+    drill.client.config_set("appendonly", "yes")  # restarted on its AOF, as deploy/redis.conf
+    drill.redis.args = ("--appendonly", "yes", "--appendfsync", "always")
+
+    def written() -> bool:
+        found = drill.client.info("persistence")
+        return bool(found["aof_enabled"]) and not found["aof_rewrite_in_progress"]
+
+    _wait(written, 10, "the AOF was not written")
+    drill.redis.kill()
+    time.sleep(1.5)  # long enough for the worker to meet a Redis that is gone
+    drill.redis.start()
+    _wait(lambda: drill.rq_name(worker) is not None, 30, lambda: f"not back:\n{worker.log()}")
+    assert worker.process is not None
+    assert worker.process.poll() is None, f"the worker ended:\n{worker.log()}"
+
+    ada, bea = drill.api.create_player("Ada"), drill.api.create_player("Bea")
+    for player in (ada, bea):
+        drill.subscribe(player)
+    created = drill.api.create_game(ada, 2)
+    drill.api.join(bea, created["game_id"], created["invite_code"])
+    expected = {("/Ada", "game.started"), ("/Bea", "game.started")}
+    _wait(
+        lambda: expected <= {(p, kind) for p, kind, _v in _notifications(drill.sink)},
+        WITHIN_A_MINUTE,
+        lambda: f"not all arrived: {dict(_notifications(drill.sink))}\n{worker.log()}",
+    )
+    assert worker.process.poll() is None

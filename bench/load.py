@@ -1,0 +1,318 @@
+"""Load benchmark: many concurrent games played to the end against the whole stack, with
+crash drills (issue: run it for real).
+
+    .venv/bin/python bench/load.py [--games 1000] [--seconds 600] [--drills [api,worker,...]]
+    .venv/bin/python bench/load.py --games 50            # the quick mode
+
+Starts the stack of `make up` on loopback in a temporary folder (bench/loadstack.py: Redis on
+deploy/redis.conf with its AOF, two `patrician serve`, two `patrician worker`), then two
+client processes (bench/loadclients.py: asyncio + aiohttp) that play games of 2-5 seats, both
+editions and the modules, some seats the server's bots, the others the clients' own random
+players woken by their webhooks, whole turns and single commands mixed. With `--drills`,
+while the games are played: one API process, then a worker, then Redis are killed with
+SIGKILL and started again (Redis on its AOF); the clients keep sending each request, with the
+same `command_id`, until the stack answers. Then every game's record is checked
+(bench/loadchecks.py) and this prints: commands per second, the p50/p99 latency of command
+requests, the errors (must be 0), the notifications delivered against those owed, the
+receipts checked, the games finished and audited, and the Redis memory of a finished game.
+Exit status 0 when every check holds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import os
+import queue
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+# Run as a script, this file's folder comes first on sys.path and would shadow the project.
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).parent.resolve()]
+
+import httpx  # noqa: E402
+
+from bench.loadclients import Figures, Outcome, Share, run_share  # noqa: E402
+from bench.loadstack import BIN, Stack  # noqa: E402
+from domain.board import EDITIONS, MODULES  # noqa: E402
+from projections.audit import audit, exit_code  # noqa: E402
+from store.archiving import archive_game  # noqa: E402
+from store.client import EventStore  # noqa: E402
+from store.keys import KeySpace  # noqa: E402
+from store.memory import game_memory  # noqa: E402
+
+DRILLS = ("api", "worker", "dispatcher", "redis")
+ARCHIVED = 100
+"""How many finished games are archived at the end, to measure an archived game."""
+DOWN_SECONDS = 1.0
+"""How long a killed process stays down before it is started again."""
+
+
+def games_of(
+    count: int, rng: random.Random, most_seats: int = 5
+) -> list[tuple[int, str, list[str], list[str]]]:
+    """Mixed games: 2-5 seats, both editions, any modules (towers only), 0-2 server bots."""
+    games: list[tuple[int, str, list[str], list[str]]] = []
+    for _ in range(count):
+        seats, edition = rng.randint(2, most_seats), rng.choice(EDITIONS)
+        modules: list[str] = [m for m in MODULES if edition == "towers" and rng.random() < 0.4]
+        bots = rng.choices([0, 1, 2], weights=[6, 3, 1])[0]
+        levels = [rng.choice(["random", "greedy"]) for _ in range(min(bots, seats - 1))]
+        games.append((seats, edition, modules, levels))
+    return games
+
+
+def drill(stack: Stack, name: str) -> str:
+    """SIGKILL one process of the stack and start it again with the same command line (an
+    API process is started again by its line's supervisor); what was killed."""
+    if name == "api":
+        line = stack.names("patrician serve")[0]
+        return f"API process {stack.kill_api_process(line)} of line {line}"
+    word = {"worker": "--role jobs", "dispatcher": "--role dispatcher", "redis": "redis-server"}
+    line = stack.names(word[name])[0]
+    stack.kill(line)
+    time.sleep(DOWN_SECONDS)
+    stack.launch(line)
+    return f"line {line}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=1000)
+    parser.add_argument("--seconds", type=float, default=600.0, help="cap on the whole load")
+    parser.add_argument(
+        "--drills", nargs="?", const=",".join(DRILLS), default="", help=",".join(DRILLS)
+    )
+    parser.add_argument("--drill-gap", type=float, default=20.0, help="seconds between drills")
+    parser.add_argument("--clients", type=int, default=2, help="client processes")
+    parser.add_argument("--max-seats", type=int, default=5, choices=range(2, 6))
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    drills = [name for name in args.drills.split(",") if name]
+    if any(name not in DRILLS for name in drills):
+        parser.error(f"--drills takes {','.join(DRILLS)}")
+    directory = Path(tempfile.mkdtemp(prefix="patrician-load-"))
+    stack = Stack(directory, prefix=f"load-{uuid.uuid4().hex[:8]}")
+    status = 1
+    try:
+        stack.start()
+        status = _load(stack, args, drills)
+        return status
+    finally:
+        stack.stop()
+        if status == 0:
+            shutil.rmtree(directory, ignore_errors=True)
+        else:
+            print(f"the logs, data and samples of this run are kept in {directory}")
+
+
+def _load(stack: Stack, args: Any, drills: list[str]) -> int:
+    games = games_of(args.games, random.Random(args.seed), args.max_seats)
+    context = multiprocessing.get_context("spawn")
+    progress, ended, results = context.Value("q", 0), context.Value("q", 0), context.Queue()
+    shares, events = [], []
+    for number in range(args.clients):
+        share = Share(
+            [stack.base], games[number :: args.clients], args.seconds, args.seed * 100 + number,
+            str(stack.directory / f"samples{number}"),
+        )  # fmt: skip
+        event = context.Event()
+        process = context.Process(target=run_share, args=(share, progress, ended, event, results))
+        process.start()
+        shares.append(process)
+        events.append(event)
+    started = time.monotonic()
+    for event in events:
+        event.wait(args.seconds)
+    said = [f"all {args.games} games set up in {time.monotonic() - started:.1f} s"]
+    failed: list[str] = []
+
+    def wait(seconds: float) -> None:
+        """Sleep, restarting meanwhile any line that ended unasked (as a supervisor would:
+        honcho would stop the whole stack), each a failure of the run."""
+        until = time.monotonic() + seconds
+        while time.monotonic() < until:
+            for name in stack.exited():
+                failed.append(f"{stack.log(name)[-600:]}\nline {name} ended unasked at "
+                              f"{time.monotonic() - started:.1f} s; started again")  # fmt: skip
+                stack.launch(name)
+            time.sleep(0.5)
+
+    for number, name in enumerate(drills):
+        wait(2.0 if number == 0 else args.drill_gap)
+        before, in_play = progress.value, args.games - ended.value
+        moment = time.monotonic() - started
+        if not in_play:
+            failed.append(f"drill {name}: every game had ended before it (a smaller --drill-gap)")
+            continue
+        try:
+            killed = drill(stack, name)
+        except (RuntimeError, IndexError, OSError) as error:  # the load goes on: say so
+            failed.append(f"drill {name} failed: {error}")
+            continue
+        said.append(
+            f"drill {name}: SIGKILL of {killed} at {moment:.1f} s, {in_play} games in play "
+            f"({before} commands acknowledged by then), up again after "
+            f"{time.monotonic() - started - moment:.1f} s"
+        )
+    outcomes: list[Outcome] = []
+    deadline = time.monotonic() + args.seconds + 600
+    while len(outcomes) < len(shares) and time.monotonic() < deadline:
+        try:
+            outcomes.append(results.get(timeout=0.5))
+        except queue.Empty:
+            wait(0.5)
+    for process in shares:
+        process.join(timeout=30)
+    return _report(stack, args, said, failed, outcomes)
+
+
+def _report(
+    stack: Stack, args: Any, said: list[str], failed: list[str], outcomes: list[Outcome]
+) -> int:
+    figures = Figures()
+    problems: list[str] = []
+    expected: Counter[str] = Counter()
+    told: Counter[str] = Counter()
+    for outcome in outcomes:
+        f = outcome.figures
+        figures.commands += f.commands
+        figures.requests += f.requests
+        figures.retries += f.retries
+        figures.latencies += f.latencies
+        figures.errors += f.errors
+        figures.delivered += f.delivered
+        figures.duplicates += f.duplicates
+        figures.bad_signatures += f.bad_signatures
+        figures.unprompted += f.unprompted
+        problems += outcome.problems
+        expected += outcome.expected
+        told += outcome.told
+    if len(outcomes) < args.clients:
+        failed.append(f"{args.clients - len(outcomes)} client processes told nothing")
+    seconds = max((outcome.play_seconds for outcome in outcomes), default=float("nan"))
+    finished = sum(outcome.finished for outcome in outcomes)
+    game_ids = [game_id for outcome in outcomes for game_id in outcome.game_ids]
+    latencies = sorted(figures.latencies) or [float("nan")]
+    p50, p99 = statistics.median(latencies), latencies[int(0.99 * (len(latencies) - 1))]
+    receipts = sum(outcome.receipts for outcome in outcomes)
+    cli = _cli_audits(stack.directory, args.clients)
+    unfinished = {problem.split(":")[0] for problem in problems if "not finished" in problem}
+    memory, archive_problems = _memory(stack, [g for g in game_ids if g not in unfinished])
+    problems += archive_problems
+    exited = stack.exited()
+    load = os.getloadavg()
+    print(*said, *failed, sep="\n")
+    print(
+        f"{len(game_ids)} games, {finished} finished in {seconds:.1f} s; "
+        f"{figures.commands / seconds:,.0f} commands/s ({figures.commands} commands, "
+        f"{figures.requests / seconds:,.0f} requests/s, {figures.retries} retries)"
+    )
+    print(f"command requests: p50 {p50 * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms, "
+          f"max {latencies[-1] * 1000:.0f} ms over {len(figures.latencies)}")  # fmt: skip
+    print(f"errors: {len(figures.errors)}", *figures.errors[:10], sep="\n  ")
+    owed_all = sum(expected.values())
+    delivered = {kind: told[kind] for kind in expected}
+    print(
+        f"notifications of the finished games: {sum(delivered.values())} delivered of "
+        f"{owed_all} owed "
+        + ", ".join(f"{kind} {delivered[kind]}/{expected[kind]}" for kind in sorted(expected))
+        + "; of all games: "
+        + ", ".join(f"{kind} {count}" for kind, count in sorted(figures.delivered.items()))
+        + f"; {figures.duplicates} copies dropped, {figures.bad_signatures} bad signatures, "
+        f"{figures.unprompted} turns played unprompted"
+    )
+    clean = len(set(game_ids) - {problem.split(":")[0] for problem in problems})
+    print(
+        f"records: {clean} of {len(game_ids)} finished, audited with every receipt and every "
+        f"acknowledged command found ({receipts} receipts checked); `patrician audit` CLI on "
+        f"{cli[0]} samples: {cli[1]} pass"
+    )
+    print(f"problems: {len(problems)}", *problems[:10], sep="\n  ")
+    print(*memory, sep="\n")
+    print(f"processes that died unasked: {exited or 'none'}; load average "
+          f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f} ({os.cpu_count()} cores)")  # fmt: skip
+    ok = (
+        not failed
+        and not figures.errors
+        and not problems
+        and finished == len(game_ids) == args.games
+        and all(delivered[kind] == expected[kind] for kind in expected)
+        and figures.bad_signatures == 0
+        and cli[0] == cli[1] > 0
+        and not exited
+    )
+    print("all checks hold" if ok else "CHECKS FAILED")
+    return 0 if ok else 1
+
+
+def _cli_audits(directory: Path, clients: int) -> tuple[int, int]:
+    """`patrician audit` on the sampled records, with their keys and receipts: (run, pass)."""
+    run = passed = 0
+    for number in range(clients):
+        for folder in sorted((directory / f"samples{number}").glob("game*")):
+            receipts = [
+                part
+                for path in sorted(folder.glob("receipt-*.json"))
+                for part in ("--receipt", str(path))
+            ]
+            command = [str(BIN / "patrician"), "audit", str(folder / "record.json"), "--keys",
+                       str(folder / "keys.json"), *receipts]  # fmt: skip
+            done = subprocess.run(command, capture_output=True, timeout=120, check=False)
+            run += 1
+            passed += done.returncode == 0
+    return run, passed
+
+
+def _memory(stack: Stack, game_ids: list[str]) -> tuple[list[str], list[str]]:
+    """Redis memory per finished game, then per archived game (`MEMORY USAGE` of its keys,
+    store/memory.py), the first `ARCHIVED` finished games archived (store/archiving.py) and
+    their records, read again through the API, audited; the lines to print and the problems."""
+    client = stack.client()
+    store = EventStore(client, prefix=stack.prefix)
+    keys, problems = KeySpace(stack.prefix), []
+    try:
+        totals = [game_memory(client, keys.game(game_id))["total"] for game_id in game_ids]
+        used = client.info("memory")["used_memory"]
+        archived = []
+        listed = httpx.get(stack.base + "/api/keys", timeout=30).content
+        for game_id in game_ids[:ARCHIVED]:
+            outcome = archive_game(store, game_id)
+            if outcome != "archived":
+                continue  # an unfinished game stays as it is (its problem is told already)
+            archived.append(game_memory(client, keys.game(game_id))["total"])
+            raw = httpx.get(f"{stack.base}/api/games/{game_id}/record", timeout=30).content
+            if exit_code(audit(raw, keys=listed)) != 0:
+                problems.append(f"{game_id}: its record no longer audits once archived")
+    finally:
+        client.close()
+    if not totals:
+        return ["Redis memory: no game"], problems
+    return [
+        f"Redis memory per finished game (MEMORY USAGE of its keys): {_sizes(totals)}; "
+        f"used_memory {used / 2**20:,.1f} MiB in all",
+        f"per archived game ({len(archived)} archived, their records read back and audited): "
+        f"{_sizes(archived)}",
+    ], problems
+
+
+def _sizes(totals: list[int]) -> str:
+    if not totals:
+        return "none"
+    return (
+        f"mean {statistics.mean(totals) / 1024:,.1f} KiB, median "
+        f"{statistics.median(totals) / 1024:,.1f} KiB, max {max(totals) / 1024:,.1f} KiB"
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

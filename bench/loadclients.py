@@ -1,0 +1,410 @@
+"""The bot clients of the load benchmark (bench/load.py): players that play whole games over
+the HTTP API alone, woken by their webhooks, in one asyncio process per share of the games.
+
+Why a module of its own: the load script starts the stack, kills parts of it and prints the
+figures; this is what runs in each client process (spawned), and nothing in it knows about
+the processes of the stack but the API's base URLs.
+
+Each human seat is a player with a webhook to this process's sink (a real loopback HTTP
+server that checks every Standard Webhooks signature with `standardwebhooks`). A player acts
+only when told: `turn.started` (the first turn's too) makes it read its board (`legal_commands`)
+and play its turn, either one command per request or the whole turn staged with
+`/preview` and sent in one request; `game.ended` ends it. So every turn start at a human seat
+must be notified, or its game stalls (after `PROMPT_SECONDS` without one the game's boards are
+read anyway, and the turn played is counted as unprompted). Every request that finds the
+stack down (a refused or cut connection, a 503) is sent again, to the other API process, with
+the same body and `command_id`, for at most `RETRY_SECONDS`: that is a retry, not an error.
+Every other refusal is an error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+import uuid
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+import aiohttp
+import msgspec
+from aiohttp import web
+from standardwebhooks.webhooks import Webhook, WebhookVerificationError
+
+PROMPT_SECONDS = 90.0
+"""How long a game waits for a notification before reading its boards anyway (a worker
+killed mid-job leaves its follow-up to another after 15-50 s, docs/workers.md)."""
+RETRY_SECONDS = 120.0
+"""How long one request is sent again while the stack is down (a Redis restart on its AOF)."""
+_RETRIED = frozenset({502, 503, 504})
+_encode = msgspec.json.Encoder().encode
+_decode = msgspec.json.decode
+
+
+class Refused(Exception):
+    """An answer the load counts as an error: a refusal that is not the stack being down."""
+
+
+@dataclass
+class Figures:
+    """What one client process counts; added up by the load script."""
+
+    commands: int = 0
+    requests: int = 0
+    retries: int = 0
+    latencies: list[float] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    delivered: Counter[str] = field(default_factory=Counter)
+    duplicates: int = 0
+    bad_signatures: int = 0
+    unprompted: int = 0
+
+
+class Api:
+    """The API over several processes: a request that finds one down goes to the next."""
+
+    def __init__(self, session: aiohttp.ClientSession, bases: list[str], figures: Figures):
+        self.session, self.bases, self.figures = session, bases, figures
+
+    async def call(
+        self,
+        method: str,
+        path: str,
+        token: str | None,
+        body: Any = None,
+        *,
+        home: int = 0,
+        raw: bool = False,
+    ) -> Any:
+        """The answer's JSON (`raw`: its bytes); raises Refused for a refusal, or when the
+        stack stays down."""
+        headers = {"Content-Type": "application/json"}
+        if token is not None:
+            headers["Authorization"] = f"Bearer {token}"
+        data = None if body is None else _encode(body)
+        deadline, attempt = time.monotonic() + RETRY_SECONDS, 0
+        while True:
+            base = self.bases[(home + attempt) % len(self.bases)]
+            self.figures.requests += 1
+            try:
+                async with self.session.request(
+                    method, base + path, data=data, headers=headers
+                ) as answer:
+                    content = await answer.read()
+                    if answer.status < 300:
+                        return content if raw else _decode(content)
+                    if answer.status not in _RETRIED:
+                        raise Refused(f"{method} {path}: {answer.status} {content[:300]!r}")
+            except (TimeoutError, aiohttp.ClientConnectionError):
+                pass
+            if time.monotonic() > deadline:
+                raise Refused(f"{method} {path}: the stack stayed down {RETRY_SECONDS:.0f} s")
+            attempt += 1
+            self.figures.retries += 1
+            await asyncio.sleep(min(0.05 * 2**attempt, 1.0))
+
+
+@dataclass
+class Player:
+    token: str
+    player_id: str
+    path: str
+    webhook: Webhook | None = None
+
+
+@dataclass
+class Game:
+    """One game of the load: its options, its human players, what the server acknowledged."""
+
+    seats: int
+    edition: str
+    modules: list[str]
+    bots: list[str]
+    home: int
+    game_id: str = ""
+    humans: list[Player] = field(default_factory=list)
+    inbox: asyncio.Queue[tuple[Player, dict[str, Any]]] = field(default_factory=asyncio.Queue)
+    receipts: list[bytes] = field(default_factory=list)
+    acknowledged: dict[str, list[Any]] = field(default_factory=dict)
+    """Each acknowledged command id and its commands."""
+    ended: set[str] = field(default_factory=set)
+    told: set[tuple[str, int, str]] = field(default_factory=set)
+    """Each notification delivered: (type, version, player id)."""
+    finished: bool = False
+    joined: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set once the table is full (or its setting up failed)."""
+
+
+class Sink:
+    """The webhook receiver: checks each signature, drops a copy whose `webhook-id` it has
+    seen (docs/notifications.md), and hands each message to its player's game."""
+
+    def __init__(self, figures: Figures) -> None:
+        self.figures = figures
+        self.players: dict[str, tuple[Player, Game]] = {}
+        self.seen: set[str] = set()
+        self.runner: web.AppRunner | None = None
+        self.base = ""
+
+    async def start(self) -> None:
+        app = web.Application()
+        app.router.add_post("/{player}", self._receive)
+        self.runner = web.AppRunner(app, access_log=None)
+        await self.runner.setup()
+        site = web.TCPSite(self.runner, "127.0.0.1", 0)
+        await site.start()
+        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self.base = f"http://127.0.0.1:{port}"
+
+    async def stop(self) -> None:
+        if self.runner is not None:
+            await self.runner.cleanup()
+
+    async def _receive(self, request: web.Request) -> web.Response:
+        body = await request.read()
+        found = self.players.get(request.path)
+        headers = {name.lower(): value for name, value in request.headers.items()}
+        try:
+            if found is None or found[0].webhook is None:
+                raise WebhookVerificationError("no such player")
+            found[0].webhook.verify(body, headers)
+        except WebhookVerificationError:
+            self.figures.bad_signatures += 1
+            return web.Response(status=400)
+        webhook_id = headers["webhook-id"]
+        if webhook_id in self.seen:
+            self.figures.duplicates += 1
+            return web.Response()
+        self.seen.add(webhook_id)
+        message = _decode(body)
+        self.figures.delivered[message["type"]] += 1
+        player, game = found
+        game.told.add((message["type"], message["version"], player.player_id))
+        game.inbox.put_nowait((player, message))
+        return web.Response()
+
+
+class Clients:
+    """The games of one client process, set up and played concurrently."""
+
+    def __init__(self, api: Api, sink: Sink, rng: random.Random) -> None:
+        self.api, self.sink, self.rng, self.figures = api, sink, rng, api.figures
+
+    async def player(self, game: Game, number: int) -> Player:
+        made = await self.api.call("POST", "/api/players", None, {"name": f"load {number}"})
+        player = Player(made["token"], made["player_id"], f"/{uuid.uuid4().hex}")
+        self.sink.players[player.path] = (player, game)
+        setting = {"webhook": {"url": self.sink.base + player.path}}
+        answer = await self.api.call("PUT", "/api/me/notifications", player.token, setting)
+        player.webhook = Webhook(answer["webhook"]["secret"])
+        return player
+
+    async def set_up(self, game: Game) -> None:
+        """Players with webhooks, the game created (with the server's bots) and joined."""
+        humans = game.seats - len(game.bots)
+        game.humans = [await self.player(game, number) for number in range(humans)]
+        body = {
+            "seats": game.seats,
+            "edition": game.edition,
+            "modules": game.modules,
+            "bots": [{"level": level} for level in game.bots],
+            "command_id": uuid.uuid4().hex,
+            "entropy": uuid.uuid4().hex,
+        }
+        created = await self.api.call("POST", "/api/games", game.humans[0].token, body)
+        game.game_id = created["game_id"]
+        game.receipts.append(_encode(created["receipt"]))
+        for player in game.humans[1:]:
+            joined = await self.api.call(
+                "POST",
+                f"/api/games/{game.game_id}/join",
+                player.token,
+                {"invite_code": created["invite_code"], "entropy": uuid.uuid4().hex},
+                home=game.home,
+            )
+            game.receipts.append(_encode(joined["receipt"]))
+
+    async def play(self, game: Game, progress: Any) -> None:
+        """Play every human turn as it is notified, until every human was told the end."""
+        while len(game.ended) < len(game.humans):
+            try:
+                player, message = await asyncio.wait_for(game.inbox.get(), PROMPT_SECONDS)
+            except TimeoutError:
+                if await self._unprompted(game, progress):
+                    return
+                continue
+            if message["type"] == "game.ended":
+                game.ended.add(player.player_id)
+            elif message["type"] == "turn.started":  # the first turn too, with game.started
+                await self.turn(game, player, progress)
+        game.finished = True
+
+    async def _unprompted(self, game: Game, progress: Any) -> bool:
+        """No notification for a long while: read the boards; whether the game is over."""
+        for player in game.humans:
+            board = await self._board(game, player)
+            if board["phase"] == "over":
+                game.finished = True
+                return True
+            if _mine(board):
+                self.figures.unprompted += 1
+                await self.turn(game, player, progress, board)
+        return False
+
+    async def _board(self, game: Game, player: Player) -> Any:
+        return await self.api.call(
+            "GET", f"/api/games/{game.game_id}", player.token, home=game.home
+        )
+
+    async def turn(self, game: Game, player: Player, progress: Any, board: Any = None) -> None:
+        """The player's decisions while they are theirs: one command a request, or the whole
+        turn staged by previews and sent at once (a request ends where a card is revealed)."""
+        board = board or await self._board(game, player)
+        whole = self.rng.random() < 2 / 3  # one append a turn: the workers' job per append
+        while _mine(board):
+            commands = [self.rng.choice(board["legal_commands"])]
+            while whole and len(commands) < 30:
+                seen = await self.api.call(
+                    "POST",
+                    f"/api/games/{game.game_id}/preview",
+                    player.token,
+                    {"expected_version": board["version"], "commands": commands},
+                    home=game.home,
+                )
+                if seen["ends_batch"] or not _mine(seen["view"]):
+                    break
+                commands.append(self.rng.choice(seen["view"]["legal_commands"]))
+            await self._send(game, player, board["version"], commands, progress)
+            board = await self._board(game, player)
+
+    async def _send(
+        self, game: Game, player: Player, version: int, commands: list[Any], progress: Any
+    ) -> None:
+        command_id = uuid.uuid4().hex
+        body = {"expected_version": version, "command_id": command_id, "commands": commands}
+        started = time.perf_counter()
+        accepted = await self.api.call(
+            "POST", f"/api/games/{game.game_id}/commands", player.token, body, home=game.home
+        )
+        self.figures.latencies.append(time.perf_counter() - started)
+        self.figures.commands += len(commands)
+        game.receipts.append(_encode(accepted["receipt"]))
+        game.acknowledged[command_id] = commands
+        with progress.get_lock():
+            progress.value += len(commands)
+
+
+def _mine(board: Any) -> bool:
+    pending = board.get("pending")
+    return pending is not None and pending["seat"] == board.get("viewer")
+
+
+@dataclass
+class Share:
+    """What the load script hands one client process: the games to play and where."""
+
+    bases: list[str]
+    games: list[tuple[int, str, list[str], list[str]]]
+    """(seats, edition, modules, the server's bot levels) of each game."""
+    seconds: float
+    seed: int
+    sample_dir: str
+    """Where the records and receipts of a few games are written, for the real CLI's audit."""
+    connections: int = 48
+
+
+@dataclass
+class Outcome:
+    figures: Figures
+    game_ids: list[str]
+    finished: int
+    problems: list[str]
+    expected: Counter[str]
+    told: Counter[str]
+    """The notifications delivered to the players of the finished games, by type."""
+    play_seconds: float
+    receipts: int
+
+
+def run_share(share: Share, progress: Any, ended: Any, set_up: Any, results: Any) -> None:
+    """The body of one client process (spawned): set up, play, check; the outcome queued."""
+    import uvloop
+
+    uvloop.install()
+    try:
+        results.put(asyncio.run(_run(share, progress, ended, set_up)))
+    except BaseException as error:  # the load script must hear of it, not wait for ever
+        set_up.set()
+        results.put(
+            Outcome(
+                Figures(),
+                [],
+                0,
+                [f"a client process failed: {error!r}"],
+                Counter(),
+                Counter(),
+                0.0,
+                0,
+            )
+        )
+        raise
+
+
+async def _run(share: Share, progress: Any, ended: Any, set_up: Any) -> Outcome:
+    """`progress` counts the commands acknowledged, `ended` the games finished (shared with
+    the load script, which drills while games are in play); `set_up` is set once every
+    table of the share is full."""
+    from bench.loadchecks import check_games  # it reads the games this module plays
+
+    figures = Figures()
+    sink = Sink(figures)
+    await sink.start()
+    rng = random.Random(share.seed)
+    connector = aiohttp.TCPConnector(limit=share.connections)
+    timeout = aiohttp.ClientTimeout(total=30)
+    async with aiohttp.ClientSession(connector=connector, timeout=timeout) as session:
+        api = Api(session, share.bases, figures)
+        clients = Clients(api, sink, rng)
+        games = [
+            Game(seats, edition, modules, bots, home=number % len(share.bases))
+            for number, (seats, edition, modules, bots) in enumerate(share.games)
+        ]
+        started = time.monotonic()
+        gate = asyncio.Semaphore(share.connections)
+
+        async def one(game: Game) -> None:
+            try:
+                async with gate:
+                    try:
+                        await clients.set_up(game)
+                    finally:
+                        game.joined.set()
+                await clients.play(game, progress)
+                with ended.get_lock():
+                    ended.value += 1
+            except Refused as refused:
+                figures.errors.append(f"{game.game_id or 'a new game'}: {refused}")
+
+        tasks = [asyncio.ensure_future(one(game)) for game in games]
+        setting_up = asyncio.ensure_future(asyncio.gather(*(g.joined.wait() for g in games)))
+        await asyncio.wait([setting_up], timeout=share.seconds)
+        set_up.set()
+        left = share.seconds - (time.monotonic() - started)
+        _, pending = await asyncio.wait(tasks, timeout=max(left, 0.0))
+        for task in pending:
+            task.cancel()
+        play_seconds = time.monotonic() - started
+        await asyncio.sleep(2.0)  # notifications still on their way (the last game.ended)
+        problems, expected, told, receipts = await check_games(api, games, share.sample_dir)
+    await sink.stop()
+    return Outcome(
+        figures,
+        [game.game_id for game in games if game.game_id],
+        sum(game.finished for game in games),
+        problems,
+        expected,
+        told,
+        play_seconds,
+        receipts,
+    )
