@@ -39,6 +39,7 @@ bench: $(BIN)/.installed
 	$(BIN)/python bench/workers.py
 	$(BIN)/python bench/web.py
 	$(BIN)/python bench/audit.py
+	$(BIN)/python bench/memory.py
 	$(BIN)/python bench/load.py --games 50 --drills
 
 # The whole stack in the background (deploy/Procfile under honcho: Redis, the API processes,
