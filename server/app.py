@@ -105,6 +105,8 @@ class Settings(msgspec.Struct, frozen=True):
     """New games per client address in a rate window (`PATRICIAN_RATE_GAMES`)."""
     rate_joins: int = 20_000
     """Joins per client address in a rate window (`PATRICIAN_RATE_JOINS`)."""
+    rate_audits: int = 60
+    """Audits (`POST /api/audit`) per client address in a rate window (`PATRICIAN_RATE_AUDITS`)."""
     rate_window_seconds: int = 60
     """The rate window (`PATRICIAN_RATE_WINDOW_SECONDS`)."""
     max_in_flight: int = 256
@@ -152,6 +154,7 @@ class Settings(msgspec.Struct, frozen=True):
             rate_players=whole_number(env, "PATRICIAN_RATE_PLAYERS", 10_000),
             rate_games=whole_number(env, "PATRICIAN_RATE_GAMES", 10_000),
             rate_joins=whole_number(env, "PATRICIAN_RATE_JOINS", 20_000),
+            rate_audits=whole_number(env, "PATRICIAN_RATE_AUDITS", 60),
             rate_window_seconds=whole_number(env, "PATRICIAN_RATE_WINDOW_SECONDS", 60, least=1),
             max_in_flight=whole_number(env, "PATRICIAN_MAX_IN_FLIGHT", 256),
             trusted_proxies=env.get("PATRICIAN_TRUSTED_PROXIES", ""),
@@ -277,7 +280,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock = system_clock)
     limits = RateLimits(
         client, settings.prefix, addresses,
         {"players": settings.rate_players, "games": settings.rate_games,
-         "joins": settings.rate_joins},
+         "joins": settings.rate_joins, "audits": settings.rate_audits},
         settings.rate_window_seconds,
     )  # fmt: skip
     queue = queue_of(workers_client, settings.prefix)

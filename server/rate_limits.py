@@ -1,9 +1,9 @@
-"""Rate limits on the open doors: creating players and games, joining them. Each is a budget
-of requests per client address in a fixed window (`PATRICIAN_RATE_*`, docs/api.md, "Rate
-limits"), counted in Redis so that every API process serving one address shares it: one
-round trip (INCR, EXPIRE NX, TTL in a pipeline). Beyond it: 429 `rate_limited` with
-`Retry-After`, the seconds left of the window. A Redis that does not answer lets the request
-through (its handler meets the same Redis and says 503).
+"""Rate limits on the open doors: creating players and games, joining them, auditing a
+record. Each is a budget of requests per client address in a fixed window
+(`PATRICIAN_RATE_*`, docs/api.md, "Rate limits"), counted in Redis so that every API process
+serving one address shares it: one round trip (INCR, EXPIRE NX, TTL in a pipeline). Beyond
+it: 429 `rate_limited` with `Retry-After`, the seconds left of the window. A Redis that does
+not answer lets the request through (its handler meets the same Redis and says 503).
 
 The client is the peer's address; behind a reverse proxy, only when the peer is one of the
 trusted proxies (`PATRICIAN_TRUSTED_PROXIES`), the last address of `X-Forwarded-For` that is
@@ -38,6 +38,8 @@ RULES = {
     ("POST", "/api/players"): ("players", "new players"),
     ("POST", "/api/games"): ("games", "new games"),
     ("POST", "/api/games/{game_id}/join"): ("joins", "joins"),
+    # An audit of a record of 8 MiB costs the server about 2 s of CPU: the tightest budget.
+    ("POST", "/api/audit"): ("audits", "audits"),
 }
 """The limited routes: (method, route template) -> (the rule's name, what it counts)."""
 

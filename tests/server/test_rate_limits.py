@@ -1,5 +1,5 @@
-"""Rate limits on the open doors (player and game creation, joins), counted per client address
-in Redis and so shared by every API process; the budget of requests in flight per client in
+"""Rate limits on the open doors (player and game creation, joins, audits), counted per client
+address in Redis and so shared by every API process; the budget of requests in flight per client in
 one process; both answered 429 with `Retry-After` and the error body of every refusal."""
 
 from __future__ import annotations
@@ -54,6 +54,17 @@ def test_joins_and_games_have_limits_of_their_own() -> None:
         answer = client.post(f"/api/games/{game['game_id']}/join", json=body, headers=eve.auth)
         limited(answer)
         assert len(api.board(game["game_id"])["joined"]) == 2  # Eve's join changed nothing
+
+
+def test_audits_have_the_tightest_budget_and_one_beyond_it_is_refused_before_it_is_read() -> None:
+    app = build_app(Settings(embedded_workers=False, rate_audits=1))
+    with TestClient(app, timeout=30) as client:
+        first = client.post(
+            "/api/audit", content=b"{}", headers={"content-type": "application/json"}
+        )
+        assert first.status_code != 429, first.text  # audited (and refused as no record)
+        body = limited(client.post("/api/audit", content=b"{}"))
+        assert "1 audits per 60 s" in body.message
 
 
 @pytest.mark.redis
