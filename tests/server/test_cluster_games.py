@@ -30,6 +30,7 @@ from server.carddata import load_game_data
 from server.redis_clients import RedisSettingsError, redis_clients, store_client
 from store.client import AsyncEventStore
 from store.timers import Timer, due_op, set_timers_op
+from tests.processes import stop_process
 from tests.server import test_bot_seats as bot_seats
 from tests.server import test_end_to_end as end_to_end
 from tests.server.client import Api
@@ -117,13 +118,9 @@ def stack(cluster_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterato
         yield server
     finally:
         for worker in workers:
-            worker.terminate()
+            worker.terminate()  # both at once, then each waited for (or killed)
         for worker in workers:
-            try:
-                worker.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                worker.kill()
-                worker.wait()
+            stop_process(worker)
         server.stop()
         _delete_everywhere(prefix, cluster_url)
 
