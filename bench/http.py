@@ -48,10 +48,10 @@ from dataclasses import dataclass, field  # noqa: E402
 
 import redis  # noqa: E402
 
+from bench.cpu import cpu_seconds, load_average, process_tree  # noqa: E402
 from bench.server import BIN, ROOT, free_port, load, prepare_games, start, stop  # noqa: E402
 from server.serving import SERVERS  # noqa: E402
 
-TICK = os.sysconf("SC_CLK_TCK")
 WRK_SCRIPT = Path(__file__).with_name("wrk.lua")
 XADD_BODY = json.dumps(
     {"expected_version": 123, "command_id": uuid.uuid4().hex, "commands": [{"type": "skip"}]}
@@ -60,40 +60,6 @@ TARGET_MOVES_PER_CPU_SECOND = 2400
 
 
 # --- CPU from /proc ---------------------------------------------------------------------
-
-
-def process_tree(root: int) -> list[int]:
-    """`root` and its descendants (a server's supervisor and its workers)."""
-    children: dict[int, list[int]] = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                stat = Path(f"/proc/{entry}/stat").read_text()
-            except OSError:
-                continue
-            children.setdefault(int(stat.rsplit(")", 1)[1].split()[1]), []).append(int(entry))
-    found, todo = [], [root]
-    while todo:
-        pid = todo.pop()
-        found.append(pid)
-        todo.extend(children.get(pid, []))
-    return found
-
-
-def cpu_seconds(pids: list[int]) -> float:
-    """utime + stime of these processes, in seconds."""
-    ticks = 0
-    for pid in pids:
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        ticks += int(fields[11]) + int(fields[12])
-    return ticks / TICK
-
-
-def load_average() -> str:
-    return Path("/proc/loadavg").read_text().split(" ", 1)[1].rsplit(" ", 2)[0].strip()
 
 
 class CpuWindow:

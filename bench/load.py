@@ -1,7 +1,7 @@
 """Load benchmark: many concurrent games played to the end against the whole stack, with
 crash drills (issue: run it for real).
 
-    .venv/bin/python bench/load.py [--games 1000] [--seconds 600] [--drills [api,worker,...]]
+    .venv/bin/python bench/load.py [--games 1000] [--seconds 1800] [--drills [api,worker,...]]
     .venv/bin/python bench/load.py --games 50            # the quick mode
 
 Starts the stack of `make up` on loopback in a temporary folder (bench/loadstack.py: Redis on
@@ -41,6 +41,7 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 
 import httpx  # noqa: E402
 
+from bench.cpu import cpu_seconds, process_tree  # noqa: E402
 from bench.loadclients import Figures, Outcome, Share, run_share  # noqa: E402
 from bench.loadstack import BIN, Stack  # noqa: E402
 from domain.board import EDITIONS, MODULES  # noqa: E402
@@ -88,7 +89,7 @@ def drill(stack: Stack, name: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=1000)
-    parser.add_argument("--seconds", type=float, default=600.0, help="cap on the whole load")
+    parser.add_argument("--seconds", type=float, default=1800.0, help="cap on the whole load")
     parser.add_argument(
         "--drills", nargs="?", const=",".join(DRILLS), default="", help=",".join(DRILLS)
     )
@@ -134,6 +135,7 @@ def _load(stack: Stack, args: Any, drills: list[str]) -> int:
     for event in events:
         event.wait(args.seconds)
     said = [f"all {args.games} games set up in {time.monotonic() - started:.1f} s"]
+    spent = CpuByLine(stack, [process.pid for process in shares if process.pid is not None])
     failed: list[str] = []
 
     def wait(seconds: float) -> None:
@@ -171,9 +173,45 @@ def _load(stack: Stack, args: Any, drills: list[str]) -> int:
             outcomes.append(results.get(timeout=0.5))
         except queue.Empty:
             wait(0.5)
+    said.append(spent.line(progress.value))
     for process in shares:
         process.join(timeout=30)
     return _report(stack, args, said, failed, outcomes)
+
+
+class CpuByLine:
+    """The CPU each line of the stack and the clients used from the games' start (from
+    /proc: a process killed by a drill takes its share with it, so with drills the figures
+    are a little low)."""
+
+    def __init__(self, stack: Stack, clients: list[int]) -> None:
+        self.stack, self.clients = stack, clients
+        self.at_start = self.now()
+
+    def now(self) -> dict[str, tuple[int, float]]:
+        """Each line's (pid, CPU seconds of its process tree), and the clients' (pid 0)."""
+        spent = {
+            name: (line.popen.pid, cpu_seconds(process_tree(line.popen.pid)))
+            for name, line in self.stack.lines.items()
+            if line.popen is not None
+        }
+        return spent | {"clients": (0, cpu_seconds(self.clients))}
+
+    def line(self, commands: int) -> str:
+        """The CPU seconds by line, and in all per acknowledged command."""
+        now = self.now()
+        spent = {  # a line started again by a drill counts from its new start
+            name: seconds - (before if before_pid == pid else 0.0)
+            for name, (pid, seconds) in now.items()
+            for before_pid, before in [self.at_start.get(name, (-1, 0.0))]
+        }
+        total = sum(spent.values())
+        return (
+            "CPU seconds since the games were set up: "
+            + ", ".join(f"{name} {seconds:,.0f}" for name, seconds in spent.items())
+            + f"; {total * 1000 / max(commands, 1):.1f} ms per command in all "
+            f"({(total - spent['clients']) * 1000 / max(commands, 1):.1f} ms without the clients)"
+        )
 
 
 def _report(
