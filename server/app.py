@@ -75,6 +75,9 @@ class Settings(msgspec.Struct, frozen=True):
     which must then be a plain Redis (RQ's jobs are not cluster-safe)."""
     prefix: str = "patrician"
     shards: int = 16
+    archive_dir: str | None = None
+    """The folder of the archive files of finished games (`PATRICIAN_ARCHIVE_DIR`,
+    `store.shelf`); None keeps each archive in Redis. The same for every process."""
     card_file: str | None = None
     snapshot_every: int = 50
     max_body: int = MAX_BODY
@@ -142,6 +145,7 @@ class Settings(msgspec.Struct, frozen=True):
             queue_url=env.get("PATRICIAN_QUEUE_URL") or None,
             prefix=env.get("PATRICIAN_PREFIX", "patrician"),
             shards=int(env.get("PATRICIAN_SHARDS", "16")),
+            archive_dir=env.get("PATRICIAN_ARCHIVE_DIR") or None,
             card_file=env.get("PATRICIAN_CARD_FILE") or None,
             snapshot_every=int(env.get("PATRICIAN_SNAPSHOT_EVERY", "50")),
             gather_seconds=float(env.get("PATRICIAN_GATHER_SECONDS", "0.001")),
@@ -165,7 +169,8 @@ class Settings(msgspec.Struct, frozen=True):
     def workers(self) -> WorkerSettings:
         """What the workers take of these settings."""
         return WorkerSettings(
-            prefix=self.prefix, shards=self.shards, webhook_allow=self.webhook_allow,
+            prefix=self.prefix, shards=self.shards, archive_dir=self.archive_dir,
+            webhook_allow=self.webhook_allow,
             public_url=self.public_url, smtp_url=self.smtp_url, mail_from=self.mail_from,
             mail_grace_seconds=self.mail_grace_seconds, signing_key_file=self.signing_key_file,
         )  # fmt: skip
@@ -254,10 +259,14 @@ def create_app(settings: Settings | None = None, *, clock: Clock = system_clock)
         client,
         prefix=settings.prefix,
         shards=settings.shards,
+        archive_dir=settings.archive_dir,
         pipelined=True,
         gather=settings.gather_seconds if settings.redis_url else 0.0,
     )
-    follow_store = AsyncEventStore(follow_client, prefix=settings.prefix, shards=settings.shards)
+    follow_store = AsyncEventStore(
+        follow_client, prefix=settings.prefix, shards=settings.shards,
+        archive_dir=settings.archive_dir,
+    )  # fmt: skip
     data = load_game_data(Path(settings.card_file) if settings.card_file else None)
     signer = signer_for(settings.signing_key_file)
     services = build_services(

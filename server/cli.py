@@ -365,7 +365,9 @@ def archive_command(redis_url: str, older_than: float | None) -> None:
     settings = _settings()
     older_than = _archive_after() if older_than is None else older_than
     client = store_client(redis_url, cluster=settings.redis_cluster)
-    store = EventStore(client, prefix=settings.prefix, shards=settings.shards)
+    store = EventStore(
+        client, prefix=settings.prefix, shards=settings.shards, archive_dir=settings.archive_dir
+    )
     done = archive_finished(store, older_than)
     click.echo(f"archived {done['archived']} finished games ({dict(done) or 'none to do'})")
     if done["failed"]:

@@ -181,7 +181,9 @@ def check_rules_command(redis_url: str, sample: int | None, seed: int) -> None:
 
     settings = Settings.from_environment()
     client = store_client(redis_url, cluster=settings.redis_cluster)
-    store = EventStore(client, prefix=settings.prefix, shards=settings.shards)
+    store = EventStore(
+        client, prefix=settings.prefix, shards=settings.shards, archive_dir=settings.archive_dir
+    )
     path = CommandPath(store.context, load_game_data(None))
     games = chosen(store, sample, seed)
     found = 0

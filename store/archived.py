@@ -17,6 +17,7 @@ from store.context import Context
 from store.errors import CorruptGame, StoreError
 from store.keys import GameKeys
 from store.protocol import Call, Op
+from store.shelf import ShelfBroken, is_reference
 
 
 class Archived(StoreError):
@@ -51,8 +52,18 @@ def load_archive(ctx: Context, game_id: str) -> Op[GameArchive | None]:
     if packed is None:
         return None
     try:
-        archive = unpack(bytes(packed), game_id)
-    except ArchiveBroken as broken:
+        archive = unpack(archive_bytes(ctx, bytes(packed)), game_id)
+    except (ArchiveBroken, ShelfBroken) as broken:
         raise CorruptGame(f"game {game_id}: its archive does not read: {broken}") from None
     _unpacked[key] = archive
     return archive
+
+
+def archive_bytes(ctx: Context, stored: bytes) -> bytes:
+    """The archive's bytes from what its key holds: the archive itself, or the reference to
+    its file (`store.shelf`, a deployment with `PATRICIAN_ARCHIVE_DIR`)."""
+    if not is_reference(stored):
+        return stored
+    if ctx.shelf is None:
+        raise ShelfBroken("it is kept in a folder, and this process is given none")
+    return ctx.shelf.get(stored)

@@ -18,12 +18,13 @@ from domain.events import decode_events
 from domain.evolve import fold
 from store import archive as packing
 from store import streams
-from store.archived import archive_key
+from store.archived import archive_bytes, archive_key
 from store.client import EventStore
 from store.context import Context
 from store.errors import CorruptGame
 from store.protocol import Call, Op, evaluate
 from store.records import command_key
+from store.shelf import ShelfBroken
 
 Outcome = Literal["archived", "gone", "unfinished", "changed"]
 """What archiving a game did: archived it; found no live keys (archived already, or no such
@@ -57,12 +58,18 @@ def archive_game_op(ctx: Context, game_id: str) -> Op[Outcome]:
         raise CorruptGame(f"game {game_id} does not archive: {broken}") from None
     packed = packing.pack(made)
     key = archive_key(keys)
-    yield Call("set", (key, packed))
+    kept = packed  # what the archive key holds: the archive, or the reference to its file
+    if ctx.shelf is not None:
+        try:
+            kept = ctx.shelf.put(packed)
+        except (OSError, ShelfBroken) as failed:
+            raise CorruptGame(f"game {game_id}: its archive file is not kept: {failed}") from None
+    yield Call("set", (key, kept))
     stored = yield Call("get", (key,))
     try:
-        if stored is None or packing.unpack(bytes(stored), game_id) != made:
+        if stored is None or packing.unpack(archive_bytes(ctx, bytes(stored)), game_id) != made:
             raise packing.ArchiveBroken("it does not read back as the live game")
-    except packing.ArchiveBroken as broken:
+    except (packing.ArchiveBroken, ShelfBroken) as broken:
         raise CorruptGame(f"game {game_id}: its archive as written is wrong: {broken}") from None
     retired = yield from evaluate(
         "retire",
@@ -72,7 +79,7 @@ def archive_game_op(ctx: Context, game_id: str) -> Op[Outcome]:
             keys.commands,
             keys.snapshot,
             key,
-            packed,
+            kept,
             len(entries),
             entries[-1][0],
             head,

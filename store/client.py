@@ -16,6 +16,7 @@ import asyncio
 import time
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from functools import wraps
+from pathlib import Path
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from redis.exceptions import ResponseError
@@ -26,6 +27,7 @@ from store.errors import translated_errors
 from store.keys import KeySpace
 from store.protocol import Op, Request, dispatch
 from store.records import StoredEvent
+from store.shelf import Shelf
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -41,12 +43,16 @@ class _Store:
         prefix: str = "patrician",
         shards: int = 16,
         head_cache_size: int = 10_000,
+        archive_dir: str | None = None,
     ) -> None:
+        """`archive_dir`: the folder of the archive files (`store.shelf`); None keeps each
+        archive in Redis."""
         encoder = client.get_encoder() if hasattr(client, "get_encoder") else None
         if getattr(encoder, "decode_responses", False):
             raise ValueError("the event store needs a client with decode_responses=False")
         self.client = client
-        self.context = Context(KeySpace(prefix, shards), head_cache_size)
+        shelf = Shelf(Path(archive_dir)) if archive_dir else None
+        self.context = Context(KeySpace(prefix, shards), head_cache_size, shelf)
 
     @property
     def keys(self) -> KeySpace:
@@ -278,10 +284,14 @@ class AsyncEventStore(_Store):
         prefix: str = "patrician",
         shards: int = 16,
         head_cache_size: int = 10_000,
+        archive_dir: str | None = None,
         pipelined: bool = False,
         gather: float = 0.0,
     ) -> None:
-        super().__init__(client, prefix=prefix, shards=shards, head_cache_size=head_cache_size)
+        super().__init__(
+            client, prefix=prefix, shards=shards, head_cache_size=head_cache_size,
+            archive_dir=archive_dir,
+        )  # fmt: skip
         self._pipeline = _AutoPipeline(client, gather) if pipelined else None
 
     async def run(self, op: Op[T]) -> T:

@@ -9,6 +9,7 @@ import secrets
 
 from store import chain
 from store.keys import KeySpace
+from store.shelf import Shelf
 
 
 class HeadCache:
@@ -43,10 +44,14 @@ class HeadCache:
 
 
 class Context:
-    """What the operations of one store share: the key space and the head cache."""
+    """What the operations of one store share: the key space, the head cache, and the folder
+    of archive files if the deployment keeps its archives there (`store.shelf`)."""
 
-    def __init__(self, keys: KeySpace, head_cache_size: int = 10_000) -> None:
+    def __init__(
+        self, keys: KeySpace, head_cache_size: int = 10_000, shelf: Shelf | None = None
+    ) -> None:
         self.keys = keys
+        self.shelf = shelf
         self.heads = HeadCache(head_cache_size)
         # Every append call gets a nonce the script records with the command, so that a
         # re-send of that very call (the client's own retry after a lost reply) is told

@@ -74,6 +74,7 @@ class WorkerSettings(msgspec.Struct, frozen=True):
 
     prefix: str = "patrician"
     shards: int = 16
+    archive_dir: str | None = None
     webhook_allow: str = ""
     public_url: str = "http://127.0.0.1:8000"
     smtp_url: str = "smtp://127.0.0.1:25"
@@ -97,7 +98,9 @@ def context_for(
     """The context of the jobs; `signer`, the server's when they run in its process (else the
     key file's, listed now, or a key of their own); `queue_client`, the plain Redis of the
     jobs' queue when it is not the store's `client` (a Redis Cluster: RQ is not cluster-safe)."""
-    store = EventStore(client, prefix=settings.prefix, shards=settings.shards)
+    store = EventStore(
+        client, prefix=settings.prefix, shards=settings.shards, archive_dir=settings.archive_dir
+    )
     if signer is None:
         signer = signer_for(settings.signing_key_file)
         store.run(announce_op(settings.prefix, signer, iso(clock())))  # before it signs

@@ -149,3 +149,31 @@ def test_the_archive_command_archives_what_is_finished_and_says_so(
     checked = CliRunner().invoke(main, ["check-rules", "--redis-url", redis_url])
     assert checked.exit_code == 0, checked.output  # the archived game decided again too
     assert "checked 2 games: none the code no longer explains" in checked.output
+
+
+def test_with_an_archive_folder_the_archive_command_moves_the_game_there_and_it_reads_the_same(
+    redis_url: str, redis_prefix: str, sync_client: Any, monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Any,
+) -> None:  # fmt: skip
+    with TestClient(_app(redis_url, redis_prefix), timeout=30) as live:
+        api = Api(live)
+        game_id, players, commands = _finished_game(api)
+        before = _answers(api, game_id, players, commands)
+    folder = tmp_path / "archives"
+    monkeypatch.setenv("PATRICIAN_PREFIX", redis_prefix)
+    monkeypatch.setenv("PATRICIAN_ARCHIVE_DIR", str(folder))
+    done = CliRunner().invoke(main, ["archive", "--redis-url", redis_url, "--older-than", "0"])
+    assert done.exit_code == 0 and done.output.startswith("archived 1 finished games"), done.output
+    assert len(list(folder.glob("*/*.archive"))) == 1
+    keys = EventStore(sync_client, prefix=redis_prefix).keys.game(game_id)
+    assert game_memory(sync_client, keys)["total"] < 1_000  # a reference, not the archive
+    settings = Settings.from_environment()
+    assert settings.archive_dir == str(folder)
+    cold_settings = Settings(
+        redis_url=redis_url, prefix=redis_prefix, signing_key_file=str(KEY_FILE),
+        archive_dir=settings.archive_dir,
+    )  # fmt: skip
+    with TestClient(build_app(cold_settings, clock=lambda: NOON), timeout=30) as cold:
+        after = _answers(Api(cold), game_id, players, commands)
+    for was, now in zip(before, after, strict=True):
+        assert now == was, f"{was[0]} {was[1]} as {was[2]} changed"

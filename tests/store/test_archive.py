@@ -28,7 +28,10 @@ from workers.archiving import archive_after_seconds, archive_finished
 
 def _reads(store: EventStore, game_id: str) -> list[Any]:
     """What every read of the store gives for a game."""
-    fresh = EventStore(store.client, prefix=store.keys.prefix)  # caches of its own
+    shelf = store.context.shelf  # the folder of its archives, if it has one
+    fresh = EventStore(  # caches of its own
+        store.client, prefix=store.keys.prefix, archive_dir=shelf and str(shelf.folder)
+    )
     batches = fresh.batches(game_id)
     return [
         fresh.read(game_id),
