@@ -29,9 +29,8 @@ from workers.archiving import archive_after_seconds, archive_finished
 def _reads(store: EventStore, game_id: str) -> list[Any]:
     """What every read of the store gives for a game."""
     shelf = store.context.shelf  # the folder of its archives, if it has one
-    fresh = EventStore(  # caches of its own
-        store.client, prefix=store.keys.prefix, archive_dir=shelf and str(shelf.folder)
-    )
+    folder = None if shelf is None else str(shelf.folder)
+    fresh = EventStore(store.client, prefix=store.keys.prefix, archive_dir=folder)  # own caches
     batches = fresh.batches(game_id)
     return [
         fresh.read(game_id),

@@ -20,7 +20,7 @@ from store.errors import CorruptGame
 from store.games import CommandPath
 from store.memory import game_memory
 from store.protocol import Eval
-from store.shelf import REFERENCE
+from store.shelf import REFERENCE, Shelf
 from tests.store.conftest import BACKENDS
 from tests.store.test_archive import _answer, _reads, _step
 
@@ -100,7 +100,8 @@ def test_an_archive_file_that_is_missing_damaged_or_swapped_is_refused_never_rea
     shelved = _shelved(store, tmp_path)
     assert archive_game(shelved, game_id) == archive_game(shelved, other) == "archived"
     reference = client.get(archive_key(store.keys.game(game_id)))
-    file = shelved.context.shelf.path(reference.removeprefix(REFERENCE).decode())  # type: ignore[union-attr]
+    shelf = Shelf(tmp_path)
+    file = shelf.path(reference.removeprefix(REFERENCE).decode())
     if damage == "removed":
         file.unlink()
     elif damage == "flipped":
@@ -108,7 +109,7 @@ def test_an_archive_file_that_is_missing_damaged_or_swapped_is_refused_never_rea
         file.write_bytes(packed[:-1] + bytes([packed[-1] ^ 1]))
     else:  # the other game's archive put in its place
         other_reference = client.get(archive_key(store.keys.game(other)))
-        other_file = shelved.context.shelf.path(other_reference.removeprefix(REFERENCE).decode())  # type: ignore[union-attr]
+        other_file = shelf.path(other_reference.removeprefix(REFERENCE).decode())
         file.write_bytes(other_file.read_bytes())
     with pytest.raises(CorruptGame, match="archive file"):
         _shelved(store, tmp_path).read(game_id)
