@@ -110,6 +110,9 @@ class Settings(msgspec.Struct, frozen=True):
     """Joins per client address in a rate window (`PATRICIAN_RATE_JOINS`)."""
     rate_audits: int = 60
     """Audits (`POST /api/audit`) per client address in a rate window (`PATRICIAN_RATE_AUDITS`)."""
+    rate_notifications: int = 30
+    """Changes of notification settings (`PUT /api/me/notifications`, each new e-mail address
+    sent a confirmation) per client address in a rate window (`PATRICIAN_RATE_NOTIFICATIONS`)."""
     rate_window_seconds: int = 60
     """The rate window (`PATRICIAN_RATE_WINDOW_SECONDS`)."""
     max_in_flight: int = 256
@@ -159,6 +162,7 @@ class Settings(msgspec.Struct, frozen=True):
             rate_games=whole_number(env, "PATRICIAN_RATE_GAMES", 10_000),
             rate_joins=whole_number(env, "PATRICIAN_RATE_JOINS", 20_000),
             rate_audits=whole_number(env, "PATRICIAN_RATE_AUDITS", 60),
+            rate_notifications=whole_number(env, "PATRICIAN_RATE_NOTIFICATIONS", 30),
             rate_window_seconds=whole_number(env, "PATRICIAN_RATE_WINDOW_SECONDS", 60, least=1),
             max_in_flight=whole_number(env, "PATRICIAN_MAX_IN_FLIGHT", 256),
             trusted_proxies=env.get("PATRICIAN_TRUSTED_PROXIES", ""),
@@ -289,7 +293,8 @@ def create_app(settings: Settings | None = None, *, clock: Clock = system_clock)
     limits = RateLimits(
         client, settings.prefix, addresses,
         {"players": settings.rate_players, "games": settings.rate_games,
-         "joins": settings.rate_joins, "audits": settings.rate_audits},
+         "joins": settings.rate_joins, "audits": settings.rate_audits,
+         "notifications": settings.rate_notifications},
         settings.rate_window_seconds,
     )  # fmt: skip
     queue = queue_of(workers_client, settings.prefix)

@@ -1,5 +1,6 @@
 """Rate limits on the open doors: creating players and games, joining them, auditing a
-record. Each is a budget of requests per client address in a fixed window
+record, changing one's notification settings (each new e-mail address is sent a mail). Each
+is a budget of requests per client address in a fixed window
 (`PATRICIAN_RATE_*`, docs/api.md, "Rate limits"), counted in Redis so that every API process
 serving one address shares it: one round trip (INCR, EXPIRE NX, TTL in a pipeline). Beyond
 it: 429 `rate_limited` with `Retry-After`, the seconds left of the window. A Redis that does
@@ -40,6 +41,9 @@ RULES = {
     ("POST", "/api/games/{game_id}/join"): ("joins", "joins"),
     # An audit of a record of 8 MiB costs the server about 2 s of CPU: the tightest budget.
     ("POST", "/api/audit"): ("audits", "audits"),
+    # Each new e-mail address given is sent a confirmation: a budget, so that nobody mails
+    # strangers through the server (a player's token is free to make).
+    ("PUT", "/api/me/notifications"): ("notifications", "changes of notification settings"),
 }
 """The limited routes: (method, route template) -> (the rule's name, what it counts)."""
 

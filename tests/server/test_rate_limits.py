@@ -167,3 +167,19 @@ def test_a_limit_that_cannot_be_used_stops_the_server_in_one_line(
     outcome = CliRunner().invoke(main, ["serve"], env={variable: given})
     assert outcome.exit_code == 2
     assert said in outcome.output and "Traceback" not in outcome.output
+
+
+def test_changes_of_notification_settings_have_a_budget_so_nobody_mails_strangers_through_it() -> (
+    None
+):
+    app = build_app(Settings(embedded_workers=False, rate_notifications=1))
+    with TestClient(app, timeout=30) as client:
+        api = Api(client)
+        me = api.create_player("Mary")
+        first = {"email": {"address": "mary@example.org"}}
+        api.ok(api.request("PUT", "/api/me/notifications", player=me, json=first))
+        second = {"email": {"address": "stranger@example.org"}}
+        body = limited(api.request("PUT", "/api/me/notifications", player=me, json=second))
+        assert "1 changes of notification settings per 60 s" in body.message
+        shown = api.ok(api.request("GET", "/api/me/notifications", player=me))
+        assert shown["email"]["address"] == "mary@example.org"  # the refused one changed nothing
