@@ -232,6 +232,7 @@ def _report(
         figures.duplicates += f.duplicates
         figures.bad_signatures += f.bad_signatures
         figures.unprompted += f.unprompted
+        figures.delays += f.delays
         problems += outcome.problems
         expected += outcome.expected
         told += outcome.told
@@ -257,6 +258,12 @@ def _report(
     )
     print(f"command requests: p50 {p50 * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms, "
           f"max {latencies[-1] * 1000:.0f} ms over {len(figures.latencies)}")  # fmt: skip
+    delays = sorted(figures.delays) or [float("nan")]
+    print(
+        f"notification delay, from the append's acceptance to the webhook's arrival: p50 "
+        f"{statistics.median(delays):.2f} s, p90 {delays[int(0.9 * (len(delays) - 1))]:.2f} s, "
+        f"p99 {delays[int(0.99 * (len(delays) - 1))]:.2f} s, max {delays[-1]:.1f} s"
+    )
     print(f"errors: {len(figures.errors)}", *figures.errors[:10], sep="\n  ")
     owed_all = sum(expected.values())
     delivered = {kind: told[kind] for kind in expected}

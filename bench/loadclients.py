@@ -25,6 +25,7 @@ import time
 import uuid
 from collections import Counter
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 import aiohttp
@@ -32,9 +33,12 @@ import msgspec
 from aiohttp import web
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
-PROMPT_SECONDS = 90.0
-"""How long a game waits for a notification before reading its boards anyway (a worker
-killed mid-job leaves its follow-up to another after 15-50 s, docs/workers.md)."""
+PROMPT_SECONDS = 300.0
+"""How long a game waits for a notification before reading its boards anyway. A player by
+correspondence waits hours; here long enough for a notification that is late, not lost (a
+worker killed mid-job leaves its follow-up to another after 15-50 s, docs/workers.md; on a
+saturated machine a bot's turn of several appends, a job each, queued behind thousands, took
+over 90 s): a turn played unprompted is one whose notification never came in that time."""
 RETRY_SECONDS = 120.0
 """How long one request is sent again while the stack is down (a Redis restart on its AOF)."""
 _RETRIED = frozenset({502, 503, 504})
@@ -59,6 +63,9 @@ class Figures:
     duplicates: int = 0
     bad_signatures: int = 0
     unprompted: int = 0
+    delays: list[float] = field(default_factory=list)
+    """Seconds from an append's acceptance (its receipt's `time`) to the arrival of the
+    notification it caused."""
 
 
 class Api:
@@ -179,6 +186,9 @@ class Sink:
         self.seen.add(webhook_id)
         message = _decode(body)
         self.figures.delivered[message["type"]] += 1
+        if message.get("receipt"):
+            accepted = datetime.fromisoformat(message["receipt"]["time"].replace("Z", "+00:00"))
+            self.figures.delays.append((datetime.now(UTC) - accepted).total_seconds())
         player, game = found
         game.told.add((message["type"], message["version"], player.player_id))
         game.inbox.put_nowait((player, message))
