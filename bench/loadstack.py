@@ -5,8 +5,9 @@ so that a crash drill can SIGKILL one process by its pid.
 The settings are deploy/stack.env's, read with honcho's parser as `make up` reads them, with
 the ports, folders, key file and key prefix of this run put over them (a free loopback port
 for Redis and for the API, a temporary folder), and `PATRICIAN_WEBHOOK_ALLOW=127.0.0.1` for
-the benchmark's own webhook receiver. A module of its own: starting, killing and restarting
-the processes is apart from the clients and the figures.
+the benchmark's own webhook receiver (and no budget of notification settings per address:
+every player of the benchmark comes from one). A module of its own: starting, killing and
+restarting the processes is apart from the clients and the figures.
 """
 
 from __future__ import annotations
@@ -70,6 +71,9 @@ class Stack:
             "PATRICIAN_PREFIX": self.prefix,
             "PATRICIAN_STATE_DIR": str(self.directory),
             "PATRICIAN_WEBHOOK_ALLOW": "127.0.0.1",
+            # every client of the benchmark is one address, each of its thousands of players
+            # setting its webhook: the per-address budget is for the open internet
+            "PATRICIAN_RATE_NOTIFICATIONS": "0",
         }
         return settings
 
