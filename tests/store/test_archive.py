@@ -94,20 +94,26 @@ def _answer(store: EventStore, game_id: str, call: tuple[Any, ...]) -> Any:
         return type(refused).__name__, str(refused), *said
 
 
+def late_calls(store: EventStore, game_id: str) -> list[tuple[Any, ...]]:
+    """Appends a finished game refuses: its last append sent again, its command id for other
+    content, a command on a version long gone."""
+    last = store.batches(game_id)[-1]
+    known = store.command_record(game_id, last.command_id)
+    assert known is not None
+    datas = [e.data for e in store.read(game_id, after=last.first_version - 1)]
+    return [
+        (last.first_version - 1, datas, last.command_id, known[1]),  # sent again
+        (last.first_version - 1, datas, last.command_id, None),  # the id, for other content
+        (3, [b'{"type":"late"}'], "late", None),  # on a version long gone
+    ]
+
+
 @pytest.mark.parametrize("backend", BACKENDS, indirect=True)
 def test_an_archived_game_refuses_appends_as_it_did_live(
     store: EventStore, path: CommandPath
 ) -> None:
     play_finished_game(store, path, "g", seats=2, modules=(), seed=7)
-    head, last = store.head("g"), store.batches("g")[-1]
-    known = store.command_record("g", last.command_id)
-    assert known is not None
-    datas = [e.data for e in store.read("g", after=last.first_version - 1)]
-    calls = [
-        (last.first_version - 1, datas, last.command_id, known[1]),  # sent again
-        (last.first_version - 1, datas, last.command_id, None),  # the id, for other content
-        (3, [b'{"type":"late"}'], "late", None),  # on a version long gone
-    ]
+    head, calls = store.head("g"), late_calls(store, "g")
     live = [_answer(store, "g", call) for call in calls]
     assert [answer[0] for answer in live] == [
         "DuplicateCommand",

@@ -22,7 +22,7 @@ from store.memory import game_memory
 from store.protocol import Eval
 from store.shelf import REFERENCE, Shelf
 from tests.store.conftest import BACKENDS
-from tests.store.test_archive import _answer, _reads, _step
+from tests.store.test_archive import _answer, _reads, _step, late_calls
 
 
 def _shelved(store: EventStore, folder: Path) -> EventStore:
@@ -65,15 +65,7 @@ def test_a_game_archived_to_a_folder_refuses_appends_as_the_live_game_would(
     store: EventStore, path: CommandPath, tmp_path: Path
 ) -> None:
     play_finished_game(store, path, "fold-2", seats=2, modules=(), seed=7)
-    head, last = store.head("fold-2"), store.batches("fold-2")[-1]
-    known = store.command_record("fold-2", last.command_id)
-    assert known is not None
-    datas = [e.data for e in store.read("fold-2", after=last.first_version - 1)]
-    calls = [
-        (last.first_version - 1, datas, last.command_id, known[1]),  # sent again
-        (last.first_version - 1, datas, last.command_id, None),  # the id, for other content
-        (3, [b'{"type":"late"}'], "late", None),  # on a version long gone
-    ]
+    head, calls = store.head("fold-2"), late_calls(store, "fold-2")
     live = [_answer(store, "fold-2", call) for call in calls]
     assert archive_game(_shelved(store, tmp_path), "fold-2") == "archived"
     assert [_answer(_shelved(store, tmp_path), "fold-2", call) for call in calls] == live
