@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from store.cluster import AsyncStoreCluster, StoreCluster
+from store.multiplexed import MultiplexedRedis
 
 CLUSTER_SCHEMES = {"redis+cluster": "redis", "rediss+cluster": "rediss"}
 """The schemes that name a Redis Cluster, and the scheme redis-py takes for each."""
@@ -99,7 +100,7 @@ def redis_clients(
     # (about 8 s) and the connect itself is bounded.
     keepalive = {socket.TCP_KEEPIDLE: 5, socket.TCP_KEEPINTVL: 1, socket.TCP_KEEPCNT: 3}
     return (
-        redis.Redis.from_url(
+        MultiplexedRedis.from_url(
             redis_url,
             max_connections=64,
             socket_timeout=None,

@@ -25,6 +25,7 @@ import redis.asyncio.cluster
 import redis.cluster
 
 from store.client import AsyncEventStore, EventStore
+from store.multiplexed import MultiplexedRedis
 from tests.store.servers import REDIS_CLI, REDIS_SERVER, RedisClusterServers, RedisServer
 
 BACKENDS = [
@@ -122,8 +123,8 @@ def async_store(backend: str, request: pytest.FixtureRequest, prefix: str) -> As
         made: Any
         if backend == "fakeredis":
             made = fakeredis.FakeAsyncRedis(server=server)
-        elif backend == "redis":
-            made = redis.asyncio.Redis.from_url(url)
+        elif backend == "redis":  # the server's own client (`server.redis_clients`)
+            made = MultiplexedRedis.from_url(url)
         else:
             made = redis.asyncio.cluster.RedisCluster(host="127.0.0.1", port=port)
         try:
