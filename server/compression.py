@@ -37,6 +37,12 @@ def takes_gzip(accept_encoding: str) -> bool:
     return False
 
 
+def gzip_answer(body: bytes, minimum: int = COMPRESS_FROM, level: int = GZIP_LEVEL) -> bytes | None:
+    """`body` gzipped for one answer (no time stamp), or None when it is shorter than
+    `minimum`: what the app's compression does to every JSON answer a client takes gzip for."""
+    return gzip.compress(body, level, mtime=0) if len(body) >= minimum else None
+
+
 def compressed_once(body: bytes) -> bytes | None:
     """`body` gzipped for good (level 9, no time stamp: the same bytes every time), or None
     when it is too short to be worth it."""
@@ -71,10 +77,14 @@ class OneShotGzip(CompressionMiddleware):
             if (
                 message["type"] == "http.response.body"
                 and not message.get("more_body")
-                and len(body := message["body"]) >= config.minimum_size
                 and "content-encoding" not in headers
+                and (
+                    packed := gzip_answer(
+                        message["body"], config.minimum_size, config.gzip_compress_level
+                    )
+                )
+                is not None
             ):
-                packed = gzip.compress(body, config.gzip_compress_level, mtime=0)
                 headers["Content-Encoding"] = "gzip"
                 headers["Content-Length"] = str(len(packed))
                 headers.extend_header_value("vary", "Accept-Encoding")

@@ -305,13 +305,17 @@ _HTTP_CODES = {
 }
 
 
-def handle(request: Request[Any, Any, Any], error: Exception) -> Response[Any]:
+def refusal(scope: Any, error: Exception) -> tuple[ErrorBody, dict[str, str]]:
+    """The answer to `error` met serving the request of `scope` (its body and headers),
+    logged and counted: what every error answer is made of, whether Litestar renders it
+    (`handle`) or the command lane (`server.command_lane`)."""
     # Routing errors (404, 405) come before the hook that gives a request its id and binds it
     # to the log context: the id is taken here, and named in the log lines below.
-    request_id = request_id_of(request)
+    request_id = request_id_of(scope)
+    path = scope["path"]
     body = _body(error)
     if body is None:
-        log.exception("unexpected error", request_id=request_id, path=request.url.path)
+        log.exception("unexpected error", request_id=request_id, path=path)
         body = ErrorBody(500, "internal", "an unexpected error; quote the request id")
     else:
         log.info(
@@ -319,20 +323,25 @@ def handle(request: Request[Any, Any, Any], error: Exception) -> Response[Any]:
             request_id=request_id,
             status=body.status,
             error=body.error,
-            path=request.url.path,
+            path=path,
             **({"reason": str(error)} if isinstance(error, StoreUnavailable) else {}),
         )
     metrics.answered(body.status)
     metrics.refused(body.error)
-    if not request.scope.get("path_template"):  # no route took it: no door timed it
-        metrics.observe(request.scope, 0.0)
+    if not scope.get("path_template"):  # no route took it: no door timed it
+        metrics.observe(scope, 0.0)
     answer = msgspec.structs.replace(body, request_id=request_id)
     headers = dict(error.headers or {}) if isinstance(error, HTTPException) else {}
     headers["X-Request-ID"] = request_id
-    headers.update(security_headers(request.scope["path"]))  # error answers too
+    headers.update(security_headers(path))  # error answers too
     if body.status == 401:
         headers["WWW-Authenticate"] = "Bearer"
-    return Response(answer, status_code=body.status, headers=headers)
+    return answer, headers
+
+
+def handle(request: Request[Any, Any, Any], error: Exception) -> Response[Any]:
+    answer, headers = refusal(request.scope, error)
+    return Response(answer, status_code=answer.status, headers=headers)
 
 
 EXCEPTION_HANDLERS: ExceptionHandlersMap = {Exception: handle}

@@ -17,7 +17,7 @@ import secrets
 from typing import Any
 
 import structlog
-from litestar import Request, Response
+from litestar import Response
 
 from store import tracing
 
@@ -46,26 +46,27 @@ def raw_header(scope: Any, name: bytes) -> str | None:
     return None
 
 
-def request_id_of(request: Request[Any, Any, Any]) -> str:
-    """The request's id: the one given to it already, else the client's `X-Request-ID` if it
-    is sane (`_SANE`), else a new one."""
-    state = request.scope.setdefault("state", {})
+def request_id_of(scope: Any) -> str:
+    """The id of the request of this ASGI scope: the one given to it already, else the
+    client's `X-Request-ID` if it is sane (`_SANE`), else a new one."""
+    state = scope.setdefault("state", {})
     request_id: str | None = state.get("request_id")
     if request_id is None:
-        given = raw_header(request.scope, b"x-request-id") or ""
+        given = raw_header(scope, b"x-request-id") or ""
         request_id = given if _SANE.fullmatch(given) else next_request_id()
         state["request_id"] = request_id
     return request_id
 
 
-def assign_request_id(request: Request[Any, Any, Any]) -> None:
+def assign_request_id(scope: Any) -> str:
     """Before the handler: give the request its id and bind it to the log context and to the
     store's (each request runs in a task of its own, so the binding ends with it): the
     appends it makes keep it in their metadata, and what follows them names it
-    (`store.tracing`, `workers.tracing`)."""
-    request_id = request_id_of(request)
+    (`store.tracing`, `workers.tracing`). Returns the id."""
+    request_id = request_id_of(scope)
     tracing.current.set(request_id)
     structlog.contextvars.bind_contextvars(request_id=request_id)
+    return request_id
 
 
 async def send_request_id(response: Response[Any]) -> Response[Any]:

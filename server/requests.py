@@ -4,7 +4,7 @@ versions named in its query."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 from litestar import Request
@@ -18,10 +18,13 @@ from server.request_ids import raw_header
 from server.services import Services
 
 Svc = NamedDependency[Services]
+T = TypeVar("T")
 
 
-def _token(request: Request[Any, Any, Any]) -> str | None:
-    header = raw_header(request.scope, b"authorization")
+def bearer_token(scope: Any) -> str | None:
+    """The bearer token of the request of this ASGI scope (None without an Authorization
+    header); `Unauthorized` for a header that is no bearer token."""
+    header = raw_header(scope, b"authorization")
     if header is None:
         return None
     scheme, _, token = header.partition(" ")
@@ -31,14 +34,14 @@ def _token(request: Request[Any, Any, Any]) -> str | None:
 
 
 async def provide_player(request: Request[Any, Any, Any], services: Svc) -> str:
-    token = _token(request)
+    token = bearer_token(request.scope)
     if token is None:
         raise Unauthorized("no token")
     return await services.accounts.authenticate(token)
 
 
 async def provide_viewer(request: Request[Any, Any, Any], services: Svc) -> str | None:
-    token = _token(request)
+    token = bearer_token(request.scope)
     return None if token is None else await services.accounts.authenticate(token)
 
 
@@ -76,13 +79,26 @@ async def strict_json_body(request: Request[Any, Any, Any]) -> None:
             raise models.BadParameter("body", "this request takes no body")
         return
     body = await request.body()
-    media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    ScopeState.from_scope(request.scope).json = strict_json(
+        body, raw_header(request.scope, b"content-type"), strict_decoder(field.annotation)
+    )
+
+
+def strict_decoder(annotation: Any) -> msgspec.json.Decoder[Any]:
+    """The one strict decoder of a body type (made once)."""
+    decoder = _strict_decoders.get(annotation)
+    if decoder is None:
+        decoder = _strict_decoders[annotation] = msgspec.json.Decoder(annotation)
+    return decoder
+
+
+def strict_json(body: bytes, content_type: str | None, decoder: msgspec.json.Decoder[T]) -> T:
+    """A request's body read strictly: JSON (else 415) of exactly the decoder's type (else
+    a `msgspec.DecodeError`, a 400 naming the field; an empty body is "truncated")."""
+    media_type = (content_type or "").split(";")[0].strip().lower()
     if body and media_type != "application/json":
         raise HTTPException(status_code=415, detail="send the body as application/json")
-    decoder = _strict_decoders.get(field.annotation)
-    if decoder is None:
-        decoder = _strict_decoders[field.annotation] = msgspec.json.Decoder(field.annotation)
-    ScopeState.from_scope(request.scope).json = decoder.decode(body)  # empty: "truncated", 400
+    return decoder.decode(body)
 
 
 def query_version(request: Request[Any, Any, Any], after: int) -> int:

@@ -87,6 +87,15 @@ def appended(kind: str, game_id: str, answer: T) -> T:
     return answer
 
 
+async def commands_answer(
+    services: Services, game_id: str, player: str, data: models.SendCommands
+) -> bytes:
+    """The answer to a player's commands, encoded: this route's and the command lane's
+    (`server.command_lane`), which serves the same requests in front of Litestar."""
+    accepted = await services.games.execute(game_id, player, data)
+    return msgspec.json.encode(appended("commands", game_id, accepted))
+
+
 RATE_LIMITED_RESPONSE = error_response(
     429,
     RATE_LIMITED,
@@ -244,11 +253,8 @@ class GameRoutes(Controller):
         # encoded here (the same bytes Litestar would make), each of which Litestar's own
         # way costs it a few hundredths of its time (bench/http.py).
         player = await provide_player(request, services)
-        accepted = await services.games.execute(game_id, player, data)
-        return cast(
-            models.CommandsAccepted,
-            _json(msgspec.json.encode(appended("commands", game_id, accepted))),
-        )
+        answer = await commands_answer(services, game_id, player, data)
+        return cast(models.CommandsAccepted, _json(answer))
 
     @get(
         "/{game_id:str}/events",
