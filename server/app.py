@@ -36,6 +36,7 @@ from server.compression import GZIP_LEVEL, OneShotGzip
 from server.edge import InFlight, edge
 from server.errors import EXCEPTION_HANDLERS
 from server.gauges import RedisGauges
+from server.linger import lingering
 from server.models import MAX_BODY
 from server.openapi import tighten
 from server.pages import PAGE_ROUTES
@@ -384,9 +385,14 @@ def create_app(settings: Settings | None = None, *, clock: Clock = system_clock)
     )
     # The busiest request is served in front of Litestar's routing, by the same parts
     # (`server.command_lane`); the app's handler of every other request is behind it.
-    app.asgi_handler = command_lane(
-        app.asgi_handler, services, budget, max_body=settings.max_body, cors=cors is not None,
-        access_log=settings.access_log,
+    # A body refused for its size is read (and dropped) before its refusal goes out, so that
+    # the client gets the 413 (`server.linger`).
+    app.asgi_handler = lingering(
+        command_lane(
+            app.asgi_handler, services, budget, max_body=settings.max_body, cors=cors is not None,
+            access_log=settings.access_log,
+        ),
+        settings.max_body,
     )  # fmt: skip
     return app
 

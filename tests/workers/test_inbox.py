@@ -45,10 +45,14 @@ class Table:
             command = [*_patrician(), "worker", "--redis-url", self.url]
             self.worker = subprocess.Popen(command, env=env, stdout=out, stderr=out)
 
-    def stop(self) -> None:
+    def stop_worker(self) -> None:
         if self.worker is not None:
             self.worker.terminate()
             self.worker.wait(timeout=20)
+            self.worker = None
+
+    def stop(self) -> None:
+        self.stop_worker()
         self.server.stop()
         self.redis.stop()
 
@@ -137,12 +141,17 @@ def test_a_players_games_are_read_in_one_round_trip_however_many_they_are(table:
     games += [api.create_game(many, 2)["game_id"] for _ in range(100)]
     _settled(running, api, [many], games[1:])
     _settled(running, api, [few], games[:1])
+    # The worker's own rounds (its heartbeat, its queue, the outbox) would count too.
+    running.stop_worker()
     counts = {}
     for player, expected in ((few, 1), (many, 100)):
-        before = running.commands()
-        listed = api.ok(api.request("GET", "/api/me/games", player=player))
-        counts[player.name] = running.commands() - before - 1  # the INFO itself
-        assert len(listed) == expected
+        tries = []
+        for _ in range(3):  # the fewest of three: a count is only ever inflated by others
+            before = running.commands()
+            listed = api.ok(api.request("GET", "/api/me/games", player=player))
+            tries.append(running.commands() - before - 1)  # the INFO itself
+            assert len(listed) == expected
+        counts[player.name] = min(tries)
     assert counts["Many"] == counts["Few"], counts
     assert counts["Many"] <= 4, counts  # the token, the player, their list, their inbox
 
