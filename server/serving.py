@@ -38,6 +38,10 @@ def _uvicorn(factory: str, host: str, port: int, workers: int) -> None:
         workers=workers,
         log_level="info",
         access_log=False,
+        # The client's address is the peer's: `X-Forwarded-For` is read by the app alone, from
+        # the proxies of PATRICIAN_TRUSTED_PROXIES (`server.rate_limits.ClientAddress`), as
+        # under granian; uvicorn's own reading trusted it from any local process.
+        proxy_headers=False,
     )
 
 

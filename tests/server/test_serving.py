@@ -73,6 +73,35 @@ def test_either_server_answers_a_body_too_large_with_its_413_every_time(
 
 
 @pytest.mark.redis
+def test_neither_server_takes_a_forwarded_address_from_a_client_that_is_no_trusted_proxy(
+    redis_url: str, tmp_path: Path
+) -> None:
+    """Without PATRICIAN_TRUSTED_PROXIES the peer is the client: a local client that names
+    other addresses in `X-Forwarded-For` is still counted as itself by the rate limits."""
+    for server in SERVERS:
+        prefix = unique_prefix("forwarded")
+        live = LiveServer(
+            prefix, tmp_path / server, redis_url,
+            env={"PATRICIAN_SERVER": server, "PATRICIAN_RATE_PLAYERS": "3"},
+        )  # fmt: skip
+        (tmp_path / server).mkdir()
+        try:
+            live.start()
+            with httpx.Client(base_url=live.url, timeout=30) as http:
+                statuses = [
+                    http.post(
+                        "/api/players", json={"name": f"p{number}"},
+                        headers={"X-Forwarded-For": f"203.0.113.{number}"},
+                    ).status_code
+                    for number in range(5)
+                ]  # fmt: skip
+            assert statuses == [201, 201, 201, 429, 429], (server, statuses)
+        finally:
+            live.stop()
+            delete_prefix(prefix, redis_url)
+
+
+@pytest.mark.redis
 def test_either_server_streams_events_as_they_happen(served: LiveServer) -> None:
     with httpx.Client(base_url=served.url, timeout=30) as http:
         table = Api(http).new_table(2, "towers", (), random.Random(5))
