@@ -17,4 +17,5 @@ def iso(moment: datetime) -> str:
     """UTC, ISO 8601, to the millisecond: `2026-11-30T01:36:40.811Z`."""
     if moment.utcoffset():
         moment = moment.astimezone(UTC)
-    return f"{moment:%Y-%m-%dT%H:%M:%S}.{moment.microsecond // 1000:03d}Z"
+    # isoformat is C: a third of the time of a strftime pattern, on the path of every append
+    return moment.isoformat(timespec="milliseconds")[:23] + "Z"
