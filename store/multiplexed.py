@@ -26,7 +26,8 @@ import asyncio
 import inspect
 import socket
 from collections import deque
-from typing import Any, cast
+from collections.abc import Callable
+from typing import Any, NamedTuple, cast
 
 import hiredis
 from redis._parsers.base import BaseParser
@@ -52,13 +53,23 @@ KEEPALIVE = {socket.TCP_KEEPIDLE: 5, socket.TCP_KEEPINTVL: 1, socket.TCP_KEEPCNT
 8 s: no per-command timeout (arming one costs as much as the command)."""
 
 
+_BLOCK_IF_ASKED = frozenset({"XREAD", "XREADGROUP"})
+"""Commands that block when given BLOCK."""
+
+
 def _blocks(args: tuple[Any, ...]) -> bool:
-    name = str(args[0]).upper()
-    if name in _OWN_CONNECTION:
-        return True
-    return name in {"XREAD", "XREADGROUP"} and any(
-        isinstance(arg, (str, bytes)) and arg.upper() in ("BLOCK", b"BLOCK") for arg in args
-    )
+    """Whether a command of `_BLOCK_IF_ASKED` was given BLOCK."""
+    return any(isinstance(arg, str | bytes) and arg.upper() in ("BLOCK", b"BLOCK") for arg in args)
+
+
+class _Known(NamedTuple):
+    """What is decided once per command name: whether it keeps off the shared connection
+    (always, or when it blocks), how it is spelled, and redis-py's parsing of its reply."""
+
+    own_connection: bool
+    blocking_if_asked: bool
+    words: tuple[Any, ...]
+    callback: Callable[..., Any] | None
 
 
 def _packed(args: tuple[Any, ...]) -> bytes:
@@ -148,24 +159,37 @@ class MultiplexedRedis(Redis):
         super().__init__(*args, **kwargs)
         self._mux: _Connection | None = None
         self._connecting: asyncio.Lock | None = None
+        self._known: dict[Any, _Known] = {}
 
     async def execute_command(self, *args: Any, **options: Any) -> Any:
-        if _blocks(args):
+        name = args[0]
+        known = self._known.get(name)
+        if known is None:
+            known = self._known[name] = self._decide(name)
+        if known.own_connection or (known.blocking_if_asked and _blocks(args)):
             return await super().execute_command(*args, **options)  # type: ignore[no-untyped-call]
         connection = self._mux
         if connection is None or connection.lost is not None:
             connection = await self._connect()
-        name = args[0]
-        # redis-py names some commands in two words ("SCRIPT LOAD"), sent as two arguments.
-        words = (*name.split(), *args[1:]) if isinstance(name, str) and " " in name else args
-        response = await connection.send(_packed(words))
-        options.pop("keys", None)
-        options.pop("never_decode", None)
-        callback = self.response_callbacks.get(name)
+        words = known.words
+        response = await connection.send(_packed((*words, *args[1:]) if words else args))
+        callback = known.callback
         if callback is None:
             return response
+        options.pop("keys", None)
+        options.pop("never_decode", None)
         parsed = callback(response, **options)
         return await parsed if inspect.isawaitable(parsed) else parsed
+
+    def _decide(self, name: Any) -> _Known:
+        spelled = str(name.decode() if isinstance(name, bytes) else name).upper()
+        return _Known(
+            spelled.split()[0] in _OWN_CONNECTION,  # CLIENT SETNAME, say
+            spelled in _BLOCK_IF_ASKED,
+            # redis-py names some commands in two words ("SCRIPT LOAD"), sent as two arguments
+            tuple(spelled.split()) if " " in spelled else (),
+            self.response_callbacks.get(name),
+        )
 
     async def _connect(self) -> _Connection:
         """The shared connection, made (with its AUTH and SELECT) by the first command to
