@@ -38,12 +38,21 @@ control characters that would forge log lines) is replaced."""
 
 def raw_header(scope: Any, name: bytes) -> str | None:
     """One header of a request straight from its ASGI scope (lower-case `name`; None if it
-    is not there): building Litestar's `Headers` for the two headers every request reads
-    costs more than the rest of a cached board."""
-    for key, value in scope.get("headers", ()):
-        if key == name:
-            return bytes(value).decode("latin-1")
-    return None
+    is not there; the first if it is there twice): building Litestar's `Headers` for the
+    headers every request reads costs more than the rest of a cached board. The headers are
+    gathered by name on the first call, and kept in the scope for the next ones."""
+    found: dict[bytes, bytes] | None = scope.get(_GATHERED)
+    if found is None:
+        found = {}
+        for key, value in scope.get("headers", ()):
+            found.setdefault(bytes(key), bytes(value))
+        scope[_GATHERED] = found
+    value = found.get(name)
+    return None if value is None else value.decode("latin-1")
+
+
+_GATHERED = "patrician.headers"
+"""The scope's key of its headers gathered by name (`raw_header`)."""
 
 
 def request_id_of(scope: Any) -> str:
