@@ -15,7 +15,7 @@ import os
 from collections.abc import Mapping
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO, cast
 
 import msgspec
 import structlog
@@ -37,6 +37,7 @@ from server.edge import InFlight, edge
 from server.errors import EXCEPTION_HANDLERS
 from server.gauges import RedisGauges
 from server.linger import lingering
+from server.log_output import BatchedLines
 from server.models import MAX_BODY
 from server.openapi import tighten
 from server.pages import PAGE_ROUTES
@@ -254,6 +255,17 @@ async def _announce_key(services: Services, settings: Settings, signer: Signer) 
         )
 
 
+_log_outputs: list[BatchedLines] = []
+
+
+def _log_output() -> BatchedLines:
+    """This process's log output: standard output, in batches of whole lines
+    (`server.log_output`), one for every app the process builds."""
+    if not _log_outputs:
+        _log_outputs.append(BatchedLines())
+    return _log_outputs[0]
+
+
 def create_app(settings: Settings | None = None, *, clock: Clock = system_clock) -> Litestar:
     """The app; `clock` is the one time of the server and its embedded workers (tests pass
     a fake one)."""
@@ -346,6 +358,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock = system_clock)
         for each in (client, follow_client):
             await each.aclose()
         workers_client.close()
+        _log_output().drain()
 
     cors = _cors(settings.cors_origins)
     budget = InFlight(addresses, settings.max_in_flight)
@@ -365,7 +378,10 @@ def create_app(settings: Settings | None = None, *, clock: Clock = system_clock)
         request_max_body_size=settings.max_body,
         on_startup=[announce],
         on_shutdown=[close],
-        logging_config=StructLoggingConfig(log_exceptions="never"),
+        logging_config=StructLoggingConfig(
+            log_exceptions="never",
+            logger_factory=structlog.BytesLoggerFactory(cast(BinaryIO, _log_output())),
+        ),
         openapi_config=OpenAPIConfig(
             title="Patrician",
             version="1.0.0",
