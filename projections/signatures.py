@@ -17,10 +17,15 @@ from datetime import datetime
 from typing import Any
 
 import msgspec
+import nacl.bindings
 import rfc8785
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
-from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+from cryptography.hazmat.primitives.serialization import (
+    Encoding,
+    NoEncryption,
+    PrivateFormat,
+)
 
 ALGORITHM = "Ed25519"
 KEY_HEX = re.compile(r"[0-9a-f]{64}")
@@ -136,15 +141,19 @@ def record_message(
 
 class Signer:
     """The server's private key, signing receipts and records (deterministic: Ed25519 signs
-    the same bytes the same way, so that a receipt told again is the same receipt)."""
+    the same bytes the same way, so that a receipt told again is the same receipt).
+
+    The key is read by `cryptography`; the signing is libsodium's (PyNaCl), which makes the
+    very same signature in about 30 us where OpenSSL's takes about 48 us (every accepted
+    append is answered with a signed receipt)."""
 
     def __init__(self, private: Ed25519PrivateKey) -> None:
-        self._private = private
-        self.public = private.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+        seed = private.private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())
+        self.public, self._secret = nacl.bindings.crypto_sign_seed_keypair(seed)
         self.key_id = key_id_of(self.public)
 
     def sign(self, message: bytes) -> str:
-        return self._private.sign(message).hex()
+        return nacl.bindings.crypto_sign(message, self._secret)[:64].hex()
 
     def receipt(self, game_id: str, version: int, head_hash: str, time: str) -> Receipt:
         message = receipt_message(game_id, version, head_hash, time, self.key_id)
