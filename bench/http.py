@@ -12,13 +12,15 @@ alternating, this machine's speed drifting within seconds):
 
 - board view (wrk): a seat's GET of a game in play, gzip taken, beside a bare Struct GET;
 - commands (the Python client of bench/server.py: only a client that folds the game knows
-  the legal commands), one 4-seat game per client, beside a POST doing one XADD, driven by
+  the legal commands), one 4-seat game per client, through the command lane and through
+  Litestar's own route behind it (`.../commands/`), beside a POST doing one XADD, driven by
   the same client and by wrk.
 
 For each: requests/s (median of the rounds), p50/p99, and the CPU per request of the server's
 process tree and of Redis, read from /proc (utime + stime) over the window of the load, and
 for commands the moves per CPU-second counting Redis (target: >= 2,400; the games made in the
-window when one ends count in its CPU, as ../shared/peer-bgio counts them). The load average
+window when one ends count in its CPU, as a side-by-side harness with a peer server counts
+them: docs/operations.md, "Capacity"). The load average
 is printed with the figures: on a shared machine only the ratios of one run compare.
 """
 
@@ -221,11 +223,12 @@ def start_stack(server: str, redis_url: str, prefix: str) -> Stack:
 
 # --- the run ----------------------------------------------------------------------------
 
-KINDS = ("board", "bare", "commands", "xadd", "xadd-wrk")
+KINDS = ("board", "bare", "commands", "commands-route", "xadd", "xadd-wrk")
 LABELS = {
     "board": "board view (wrk)",
     "bare": "bare Struct GET (wrk)",
     "commands": "commands (Python client)",
+    "commands-route": "same, Litestar's route (Python)",
     "xadd": "bare XADD POST (Python client)",
     "xadd-wrk": "bare XADD POST (wrk)",
 }
@@ -251,6 +254,7 @@ def one_round(
     run_wrk(figures["bare"], f"{stack.baseline_url}/bare", clients, seconds, base_cpu)
     for kind, url, cpu in (
         ("commands", stack.game_url, game_cpu),
+        ("commands-route", stack.game_url, game_cpu),
         ("xadd", stack.baseline_url, base_cpu),
     ):
         run_client(figures[kind], kind, url, cpu, clients=clients, seconds=seconds)
@@ -278,6 +282,8 @@ def report(results: dict[str, dict[str, Figures]], loads: list[str]) -> list[str
     for server, figures in results.items():
         board, bare = figures["board"], figures["bare"]
         commands, xadd = figures["commands"], figures["xadd"]
+        route = figures["commands-route"]
+        lane = commands.per_request_us(commands.server_cpu) / route.per_request_us(route.server_cpu)
         per_cpu = commands.requests / (commands.server_cpu + commands.redis_cpu)
         lines += [
             f"{server}: board view / bare GET = {board.rate / bare.rate:.2f} (req/s), "
@@ -286,6 +292,7 @@ def report(results: dict[str, dict[str, Figures]], loads: list[str]) -> list[str
             f"{server}: commands / bare XADD = {commands.rate / xadd.rate:.2f} (req/s), "
             f"{xadd.server_cpu / xadd.requests / (commands.server_cpu / commands.requests):.2f}"
             " (server CPU per request, bare / command)",
+            f"{server}: command lane / Litestar's route = {lane:.2f} (server CPU per command)",
             f"{server}: {per_cpu:,.0f} moves per CPU-second counting Redis "
             f"({commands.per_request_us(commands.server_cpu + commands.redis_cpu):.0f} us per "
             f"move; target >= {TARGET_MOVES_PER_CPU_SECOND:,}) "

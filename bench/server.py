@@ -102,8 +102,12 @@ class Table:
     legal commands by folding the events the API gives it: every seat's own events once at the
     start (their dealt hands), then the public events each command returns."""
 
-    def __init__(self, session: aiohttp.ClientSession, base: str, tokens: list[str]) -> None:
-        self.session, self.base, self.tokens = session, base, tokens
+    def __init__(
+        self, session: aiohttp.ClientSession, base: str, tokens: list[str], route: str = ""
+    ) -> None:
+        """`route`: "/" sends the commands to Litestar's own route (`.../commands/`), which
+        the command lane in front of it leaves alone (server.command_lane)."""
+        self.session, self.base, self.tokens, self.route = session, base, tokens, route
         self.rng = random.Random()
         self.game_id = ""
         self.state: State = NEW_GAME
@@ -165,7 +169,9 @@ class Table:
         start = time.perf_counter()
         accepted = _accepted.decode(
             await self._post(
-                f"/api/games/{self.game_id}/commands", self.seat_tokens[pending.seat], body
+                f"/api/games/{self.game_id}/commands{self.route}",
+                self.seat_tokens[pending.seat],
+                body,
             )
         )
         latency = time.perf_counter() - start
@@ -232,6 +238,12 @@ async def _commands(session: aiohttp.ClientSession, base: str, _i: int, _x: Any)
     return table.command
 
 
+async def _commands_route(session: aiohttp.ClientSession, base: str, _i: int, _x: Any) -> Any:
+    table = Table(session, base, await _players(session, base, 4), route="/")
+    await table.new_game()
+    return table.command
+
+
 async def _xadd(session: aiohttp.ClientSession, base: str, _i: int, _x: Any) -> Any:
     body = _encoder.encode(
         {"expected_version": 123, "command_id": uuid.uuid4().hex, "commands": [{"type": "skip"}]}
@@ -270,6 +282,7 @@ async def _replay(session: aiohttp.ClientSession, base: str, index: int, extra: 
 
 JOBS: dict[str, Any] = {
     "commands": _commands,
+    "commands-route": _commands_route,
     "xadd": _xadd,
     "bare": _getter("/bare"),
     "board": _board,

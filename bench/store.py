@@ -46,6 +46,7 @@ from server.carddata import load_game_data  # noqa: E402
 from server.simulate import random_game  # noqa: E402
 from store.client import AsyncEventStore, EventStore  # noqa: E402
 from store.loading import SnapshotPolicy, load_game, snapshot_if_due  # noqa: E402
+from store.multiplexed import MultiplexedRedis  # noqa: E402
 
 EVENT = b'{"type":"card_played","seat":1,"card":"c17"}'
 WRITERS = 16
@@ -149,15 +150,22 @@ def _writer(url: str, prefix: str, index: int, mode: str, queue: Any) -> None:
                     break
             events += version
     seconds = time.perf_counter() - start
-    queue.put((appended, events or appended, seconds))
+    queue.put((appended, events or appended, seconds, 0.0))
     client.close()
 
 
 async def _async_writers(url: str, prefix: str, first: int, count: int, mode: str) -> Any:
-    """`count` writers as asyncio tasks of one process, on one pipelined store (as the
-    server runs it) or, for the baseline, one plain XADD per round trip each."""
-    client = redis.asyncio.Redis.from_url(url, max_connections=count + 2, socket_timeout=None)
-    store = AsyncEventStore(client, prefix=prefix, pipelined=True)
+    """`count` writers as asyncio tasks of one process, on the server's own client (one
+    multiplexed connection, `store.multiplexed`), or (mode "async-redispy") on redis-py's
+    client with the store's pipelining (as the server ran before it), or, for the baseline,
+    one plain XADD per round trip each."""
+    client: Any
+    if mode == "async-redispy":
+        client = redis.asyncio.Redis.from_url(url, max_connections=count + 2, socket_timeout=None)
+        store = AsyncEventStore(client, prefix=prefix, pipelined=True)
+    else:
+        client = MultiplexedRedis.from_url(url)
+        store = AsyncEventStore(client, prefix=prefix)
     games = recorded_batches(2)
     deadline = time.perf_counter() + WRITER_SECONDS
 
@@ -179,11 +187,12 @@ async def _async_writers(url: str, prefix: str, first: int, count: int, mode: st
             events += version
         return appended, events or appended
 
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     done = await asyncio.gather(*(writer(first + i) for i in range(count)))
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     await client.aclose()
-    return [(appended, events, seconds) for appended, events in done]
+    share = cpu / count  # the process's CPU, shared out among its writers
+    return [(appended, events, seconds, share) for appended, events in done]
 
 
 def _async_writer_process(url: str, prefix: str, first: int, mode: str, queue: Any) -> None:
@@ -194,9 +203,10 @@ def _async_writer_process(url: str, prefix: str, first: int, mode: str, queue: A
         queue.put(result)
 
 
-def _run_writers(url: str, prefix: str, mode: str) -> tuple[float, float]:
-    """Appends per second and events per second of 16 writers, in total: 16 processes, or
-    (modes "async-...") two processes of 8 asyncio tasks, one per core."""
+def _run_writers(url: str, prefix: str, mode: str) -> tuple[float, float, float]:
+    """Appends per second and events per second of 16 writers, in total, and the writers'
+    CPU per append (us, asyncio modes only): 16 processes, or (modes "async-...") two
+    processes of 8 asyncio tasks, one per core."""
     context = multiprocessing.get_context("spawn")
     queue = context.Queue()
     if mode.startswith("async"):
@@ -211,27 +221,31 @@ def _run_writers(url: str, prefix: str, mode: str) -> tuple[float, float]:
         ]
     for process in processes:
         process.start()
-    results: list[tuple[int, int, float]] = [
+    results: list[tuple[int, int, float, float]] = [
         queue.get(timeout=WRITER_SECONDS + 120) for _ in range(WRITERS)
     ]
     for process in processes:
         process.join(timeout=30)
+    appended = sum(appends for appends, _, _, _ in results)
     return (
-        sum(appends / seconds for appends, _, seconds in results),
-        sum(events / seconds for _, events, seconds in results),
+        sum(appends / seconds for appends, _, seconds, _ in results),
+        sum(events / seconds for _, events, seconds, _ in results),
+        1e6 * sum(cpu for *_, cpu in results) / appended if appended else float("nan"),
     )
 
 
 def bench_writers(url: str, prefix: str) -> list[tuple[str, bool]]:
     """16 writers appending real games request by request (one append per request of the
     game: creation, joins, commands), as the asyncio server does (tasks of two processes on
-    the pipelined store), beside 16 writers of plain XADDs, one per round trip; and, for the
-    record, 16 writer processes on the sync store, and one event per append."""
-    appends, events = _run_writers(url, prefix, "async-games")
-    base, _ = _run_writers(url, prefix, "async-plain")
-    sync_appends, sync_events = _run_writers(url, prefix, "games")
-    sync_base, _ = _run_writers(url, prefix, "plain")
-    single, _ = _run_writers(url, prefix, "single")
+    the server's multiplexed client), beside 16 writers of plain XADDs, one per round trip;
+    the same appends on redis-py's own client, pipelined, with the writers' CPU per append;
+    and, for the record, 16 writer processes on the sync store, and one event per append."""
+    appends, events, cpu = _run_writers(url, prefix, "async-games")
+    base, _, _ = _run_writers(url, prefix, "async-plain")
+    redispy_appends, _, redispy_cpu = _run_writers(url, prefix, "async-redispy")
+    sync_appends, sync_events, _ = _run_writers(url, prefix, "games")
+    sync_base, _, _ = _run_writers(url, prefix, "plain")
+    single, _, _ = _run_writers(url, prefix, "single")
     ok = events >= 20_000
     return [
         (
@@ -240,6 +254,12 @@ def bench_writers(url: str, prefix: str) -> list[tuple[str, bool]]:
             f"{appends:,.0f} appends/s vs plain XADD {base:,.0f}/s "
             f"(target >= 20,000 events/s) {'OK' if ok else 'MISSED'}",
             ok,
+        ),
+        (
+            f"  the writers' CPU per append: {cpu:,.0f} us on the multiplexed client vs "
+            f"{redispy_cpu:,.0f} us on redis-py's own, pipelined ({redispy_appends:,.0f} "
+            f"appends/s): {cpu / redispy_cpu:.2f} (no target)",
+            True,
         ),
         (
             f"  for the record, 16 writer processes on the sync store: {sync_events:,.0f} "
