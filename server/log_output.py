@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import os
 import select
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -27,10 +27,12 @@ DELAY = 0.05
 
 
 def standard_output(data: bytes) -> None:
-    """Write to this process's standard output as it is at the time (a test's capture)."""
-    out = sys.stdout.buffer
-    out.write(data)
-    out.flush()
+    """Write to this process's standard output, the file descriptor: a batch goes out on a
+    thread of its own at any time, when `sys.stdout` may be another's for a moment (a command
+    line run inside the process, as its tests do, swaps it for its own capture)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(1, view) :]
 
 
 class BatchedLines:
@@ -48,7 +50,7 @@ class BatchedLines:
         self._writing = threading.Lock()  # one batch out at a time, in order
         self._waiting = threading.Event()
         self._writer: threading.Thread | None = None
-        atexit.register(self.drain)
+        atexit.register(self._drain_quietly)
 
     def write(self, data: bytes) -> None:
         with self._lock:
@@ -79,11 +81,14 @@ class BatchedLines:
             if chunk:
                 self._out(b"".join(chunk))
 
+    def _drain_quietly(self) -> None:
+        # an output that is gone (a closed pipe) leaves the lines nowhere to be told
+        with contextlib.suppress(OSError, ValueError):
+            self.drain()
+
     def _run(self) -> None:
         while True:
             self._waiting.wait()
             self._waiting.clear()
             time.sleep(self._delay)  # gather what comes meanwhile
-            # an output that is gone (a closed pipe) leaves the lines nowhere to be told
-            with contextlib.suppress(OSError, ValueError):
-                self.drain()
+            self._drain_quietly()

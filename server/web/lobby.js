@@ -188,6 +188,11 @@ async function lobby(mine) {
   setInterval(() => { if (document.visibilityState === "visible") load(); }, 5000);
 }
 
+// A login link opened in the tab that shows the lobby changes only the fragment: read it.
+// Listened for before the lobby loads, so a link opened while it loads is read too.
+window.addEventListener("hashchange", () => {
+  if (/[#&](login|next)=/.test(location.hash)) location.reload();
+});
 const mine = session();
 if (mine) {
   if (next) location.href = next;
@@ -195,7 +200,3 @@ if (mine) {
 } else {
   replace(main, signIn());
 }
-// A login link opened in the tab that shows the lobby changes only the fragment: read it.
-window.addEventListener("hashchange", () => {
-  if (/[#&](login|next)=/.test(location.hash)) location.reload();
-});

@@ -3,8 +3,12 @@ order, never a line cut between two writes, and all of them at the end."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import select
 import time
+
+import pytest
 
 from server.log_output import BatchedLines
 
@@ -46,3 +50,15 @@ def test_an_output_that_is_gone_loses_the_lines_and_nothing_else() -> None:
     time.sleep(0.1)
     lines.write(b"and again\n")  # the writer lives on
     time.sleep(0.1)
+
+
+def test_the_lines_go_to_the_process_output_even_while_a_command_line_captures_sys_stdout(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    lines = BatchedLines(delay=60)
+    captured = io.StringIO()
+    with contextlib.redirect_stdout(captured):
+        lines.write(b'{"event":"appended"}\n')
+        lines.drain()
+    assert captured.getvalue() == ""
+    assert capfd.readouterr().out == '{"event":"appended"}\n'
