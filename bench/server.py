@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import multiprocessing
 import os
 import random
@@ -232,14 +233,10 @@ async def _drive(
     return latencies
 
 
-async def _commands(session: aiohttp.ClientSession, base: str, _i: int, _x: Any) -> Any:
-    table = Table(session, base, await _players(session, base, 4))
-    await table.new_game()
-    return table.command
-
-
-async def _commands_route(session: aiohttp.ClientSession, base: str, _i: int, _x: Any) -> Any:
-    table = Table(session, base, await _players(session, base, 4), route="/")
+async def _commands(
+    session: aiohttp.ClientSession, base: str, _i: int, _x: Any, *, route: str = ""
+) -> Any:
+    table = Table(session, base, await _players(session, base, 4), route=route)
     await table.new_game()
     return table.command
 
@@ -282,7 +279,7 @@ async def _replay(session: aiohttp.ClientSession, base: str, index: int, extra: 
 
 JOBS: dict[str, Any] = {
     "commands": _commands,
-    "commands-route": _commands_route,
+    "commands-route": functools.partial(_commands, route="/"),
     "xadd": _xadd,
     "bare": _getter("/bare"),
     "board": _board,

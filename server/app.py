@@ -9,6 +9,7 @@ one server (every write is checked by version in Redis, caches are only starting
 from __future__ import annotations
 
 import asyncio
+import functools
 import gc
 import logging
 import os
@@ -255,15 +256,11 @@ async def _announce_key(services: Services, settings: Settings, signer: Signer) 
         )
 
 
-_log_outputs: list[BatchedLines] = []
-
-
+@functools.cache
 def _log_output() -> BatchedLines:
     """This process's log output: standard output, in batches of whole lines
     (`server.log_output`), one for every app the process builds."""
-    if not _log_outputs:
-        _log_outputs.append(BatchedLines())
-    return _log_outputs[0]
+    return BatchedLines()
 
 
 def create_app(settings: Settings | None = None, *, clock: Clock = system_clock) -> Litestar:

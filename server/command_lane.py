@@ -73,8 +73,7 @@ def command_lane(
             if token is None:
                 raise Unauthorized("no token")
             player = await services.accounts.authenticate(token)
-            game_id = _PATH.fullmatch(scope["path"]).group(1)  # type: ignore[union-attr]
-            body = await commands_answer(services, game_id, player, data)
+            body = await commands_answer(services, scope["path_params"]["game_id"], player, data)
         except Exception as error:  # answered as Litestar's exception handler answers it
             await _refuse(scope, send, error)
             return
@@ -93,15 +92,14 @@ def command_lane(
     door = edge(budget, access_log=access_log)(serve)
 
     async def lane(scope: Any, receive: Any, send: Any) -> None:
-        if (
-            scope["type"] != "http"
-            or scope["method"] != "POST"
-            or _PATH.fullmatch(scope["path"]) is None
-            or (cors and raw_header(scope, b"origin") is not None)
-        ):
+        matched = None
+        if scope["type"] == "http" and scope["method"] == "POST":
+            matched = _PATH.fullmatch(scope["path"])
+        if matched is None or (cors and raw_header(scope, b"origin") is not None):
             await litestar(scope, receive, send)
             return
         scope["path_template"] = TEMPLATE
+        scope["path_params"] = {"game_id": matched.group(1)}  # as Litestar's routing sets it
         try:
             await door(scope, receive, send)
         except Exception as error:  # the door's own refusal (too many in flight)
