@@ -1,6 +1,9 @@
 """The ASGI servers `patrician serve` can run the app under: uvicorn (Python, uvloop and
 httptools) or granian (its HTTP/1.1 in Rust, the app on a uvloop loop in Python).
 
+uvicorn runs on `server.response_writes`' protocol: its own httptools protocol, with what a
+turn of the event loop writes to a connection (a response's head and body) sent at once.
+
 Both build the app in each worker process from the same factory
 (`server.app:from_environment`), run its lifespan (`on_startup`, `on_shutdown`), bind the
 address they are given, log no line per request, and stop on SIGTERM or SIGINT, letting the
@@ -30,6 +33,8 @@ def serve(server: str, *, host: str, port: int, workers: int, factory: str = FAC
 def _uvicorn(factory: str, host: str, port: int, workers: int) -> None:
     import uvicorn
 
+    from server.response_writes import JoinedWritesProtocol
+
     uvicorn.run(
         factory,
         factory=True,
@@ -42,6 +47,7 @@ def _uvicorn(factory: str, host: str, port: int, workers: int) -> None:
         # the proxies of PATRICIAN_TRUSTED_PROXIES (`server.rate_limits.ClientAddress`), as
         # under granian; uvicorn's own reading trusted it from any local process.
         proxy_headers=False,
+        http=JoinedWritesProtocol,
     )
 
 

@@ -1,0 +1,58 @@
+"""uvicorn's HTTP/1.1 protocol with a response's writes joined: what one turn of the event
+loop writes to a connection leaves in one send.
+
+Why: uvicorn writes a response's status line and headers, then its body, each at once, so
+every answer cost two sends, two TCP segments and two wake-ups of the client; on loopback a
+send is most of a small request's kernel time. Held until the end of the loop's turn, the
+two leave as one (a streamed body's later chunks still leave as they come, one turn late at
+most).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+
+class _JoinedWrites:
+    """A connection's transport whose writes of one loop turn are sent together; everything
+    else is the transport's own."""
+
+    __slots__ = ("_held", "_loop", "_transport")
+
+    def __init__(self, transport: asyncio.Transport, loop: asyncio.AbstractEventLoop) -> None:
+        self._transport = transport
+        self._loop = loop
+        self._held: list[bytes] | None = None
+
+    def write(self, data: bytes) -> None:
+        if self._held is None:
+            self._held = [data]
+            self._loop.call_soon(self._flush)
+        else:
+            self._held.append(data)
+
+    def _flush(self) -> None:
+        held, self._held = self._held, None
+        if held and not self._transport.is_closing():
+            self._transport.write(held[0] if len(held) == 1 else b"".join(held))
+
+    def close(self) -> None:
+        self._flush()  # what was written before the close leaves first
+        self._transport.close()
+
+    def get_write_buffer_size(self) -> int:
+        held = sum(map(len, self._held)) if self._held else 0
+        return held + self._transport.get_write_buffer_size()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._transport, name)
+
+
+class JoinedWritesProtocol(HttpToolsProtocol):
+    """uvicorn's httptools protocol on a transport of joined writes."""
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(_JoinedWrites(transport, self.loop))  # type: ignore[arg-type]

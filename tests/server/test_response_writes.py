@@ -1,0 +1,159 @@
+"""`server.response_writes`: what uvicorn writes to a connection in one turn of the event loop
+leaves in one send (a response's head and body together), a streamed body still leaves as it
+comes, and nothing written before a close is lost."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import uvicorn
+
+from server.response_writes import JoinedWritesProtocol, _JoinedWrites
+from tests.processes import free_port
+
+
+class RecordingTransport:
+    """A transport that keeps what it is given: each write, and whether it was closed."""
+
+    def __init__(self) -> None:
+        self.writes: list[bytes] = []
+        self.closed = False
+
+    def write(self, data: bytes) -> None:
+        assert not self.closed
+        self.writes.append(data)
+
+    def is_closing(self) -> bool:
+        return self.closed
+
+    def close(self) -> None:
+        self.closed = True
+
+    def get_write_buffer_size(self) -> int:
+        return 0
+
+    def get_extra_info(self, name: str) -> str:
+        return f"extra {name}"
+
+
+def test_the_writes_of_one_turn_of_the_loop_leave_in_one_send() -> None:
+    async def scenario() -> list[bytes]:
+        transport = RecordingTransport()
+        joined = _JoinedWrites(transport, asyncio.get_running_loop())  # type: ignore[arg-type]
+        joined.write(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\n")
+        joined.write(b"ok")
+        assert transport.writes == []
+        assert joined.get_write_buffer_size() == 40
+        await asyncio.sleep(0)
+        return transport.writes
+
+    assert asyncio.run(scenario()) == [b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok"]
+
+
+def test_writes_of_different_turns_leave_one_after_the_other() -> None:
+    async def scenario() -> list[bytes]:
+        transport = RecordingTransport()
+        joined = _JoinedWrites(transport, asyncio.get_running_loop())  # type: ignore[arg-type]
+        for chunk in (b"first", b"second", b"third"):
+            joined.write(chunk)
+            await asyncio.sleep(0)
+        return transport.writes
+
+    assert asyncio.run(scenario()) == [b"first", b"second", b"third"]
+
+
+def test_a_close_sends_what_was_written_before_it_and_nothing_goes_to_a_closed_connection() -> None:
+    async def scenario() -> tuple[list[bytes], list[bytes]]:
+        loop = asyncio.get_running_loop()
+        closed_by_us = RecordingTransport()
+        joined = _JoinedWrites(closed_by_us, loop)  # type: ignore[arg-type]
+        joined.write(b"HTTP/1.1 400 Bad Request\r\n\r\n")
+        joined.close()
+        assert closed_by_us.closed
+        lost = RecordingTransport()
+        gone = _JoinedWrites(lost, loop)  # type: ignore[arg-type]
+        gone.write(b"late")
+        lost.closed = True  # the client went away before the loop's turn ended
+        await asyncio.sleep(0)
+        return closed_by_us.writes, lost.writes
+
+    assert asyncio.run(scenario()) == ([b"HTTP/1.1 400 Bad Request\r\n\r\n"], [])
+
+
+def test_everything_else_is_the_transports_own() -> None:
+    async def scenario() -> Any:
+        joined = _JoinedWrites(RecordingTransport(), asyncio.get_running_loop())  # type: ignore[arg-type]
+        return joined.get_extra_info("peername")
+
+    assert asyncio.run(scenario()) == "extra peername"
+
+
+async def _app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    """A plain answer at /plain; at /stream a body in two chunks, the second sent only after
+    the client says (at /go) that it has read the first."""
+    if scope["type"] == "lifespan":
+        while (await receive())["type"] != "lifespan.shutdown":
+            await send({"type": "lifespan.startup.complete"})
+        await send({"type": "lifespan.shutdown.complete"})
+        return
+    state = scope["state"]
+    if scope["path"] == "/go":
+        state["go"].set()
+        await send({"type": "http.response.start", "status": 204, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+    elif scope["path"] == "/stream":
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"first", "more_body": True})
+        await state["go"].wait()
+        await send({"type": "http.response.body", "body": b"second"})
+    else:
+        body = b"plain " + scope["path"].encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [(b"content-length", str(len(body)).encode())],
+            }
+        )
+        await send({"type": "http.response.body", "body": body})
+
+
+async def _read_response(reader: asyncio.StreamReader) -> bytes:
+    head = await reader.readuntil(b"\r\n\r\n")
+    length = int(head.lower().split(b"content-length: ")[1].split(b"\r\n")[0])
+    return await reader.readexactly(length)
+
+
+def test_uvicorn_on_joined_writes_answers_in_full_and_streams_a_body_as_it_comes() -> None:
+    async def scenario() -> tuple[list[bytes], bytes]:
+        port = free_port()
+        config = uvicorn.Config(
+            _app, host="127.0.0.1", port=port, http=JoinedWritesProtocol, log_level="warning"
+        )
+        server = uvicorn.Server(config)
+        serving = asyncio.create_task(server.serve())
+        while not server.started:
+            await asyncio.sleep(0.01)
+        server.lifespan.state["go"] = asyncio.Event()
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        answers = []
+        for path in ("/a", "/b"):  # one kept-alive connection
+            writer.write(f"GET {path} HTTP/1.1\r\nhost: x\r\n\r\n".encode())
+            answers.append(await asyncio.wait_for(_read_response(reader), 5))
+        writer.write(b"GET /stream HTTP/1.1\r\nhost: x\r\n\r\n")
+        await reader.readuntil(b"\r\n\r\n")
+        # The first chunk comes while the app still waits: nothing held to the body's end.
+        first = await asyncio.wait_for(reader.readuntil(b"first\r\n"), 5)
+        _, go = await asyncio.open_connection("127.0.0.1", port)
+        go.write(b"GET /go HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
+        rest = await asyncio.wait_for(reader.readuntil(b"0\r\n\r\n"), 5)
+        writer.close()
+        go.close()
+        server.should_exit = True
+        await serving
+        return answers, first + rest
+
+    answers, streamed = asyncio.run(scenario())
+    assert answers == [b"plain /a", b"plain /b"]
+    assert streamed == b"5\r\nfirst\r\n6\r\nsecond\r\n0\r\n\r\n"
