@@ -6,7 +6,9 @@
 --
 -- KEYS[1] the game's event stream, KEYS[2] its command records (a hash), KEYS[3] the outbox
 --         stream of its shard, KEYS[4] the game's archive (docs/store.md, "Archive"). All
---         four share one hash tag, hence one cluster slot.
+--         four share one hash tag, hence one cluster slot. KEYS[5], only when ARGV[12] names
+--         a player: the game's hand-overs (`store.handovers`), in no slot of the game's, so
+--         only on a single Redis (on a cluster the client asks it before).
 -- ARGV[1] game id
 -- ARGV[2] the expected head, "<version> <32 raw bytes>" (the lean form of docs/store.md)
 -- ARGV[3] the same head as a game stored before the lean form keeps it, "<version> <hex>"
@@ -17,7 +19,8 @@
 -- ARGV[9] the command record to write, "<first> <last> <nonce><digest>" (8 raw bytes of the
 --         call's nonce, 16 of the request digest); both are read from it when the id is known
 -- ARGV[10] the new head, "<last> <32 raw bytes>"           ARGV[11] number of events n
--- ARGV[12 ..] n triples: entry id, event bytes, chain hash (32 raw bytes, computed by the
+-- ARGV[12] the player who acts, when a hand-over of their seat refuses the append, else ''
+-- ARGV[13 ..] n triples: entry id, event bytes, chain hash (32 raw bytes, computed by the
 --         client from the head hash: Redis's Lua has no SHA-256, so the script checks the head)
 --
 -- Every string the script writes is made by the client: on this path of every append, each
@@ -36,13 +39,14 @@
 --   {'duplicate', first, last, hash}          same command id and digest, another call
 --   {'reused', first, last, hash}             same command id, other digest
 --   {'conflict', version, hash}               the head is not the expected one
+--   {'handed'}                                ARGV[12] handed their seat to a bot for good
 --   {'archived'}                              the game is archived: the client answers
 -- (hash: 32 raw bytes or, from a record of before the lean form, 64 hex digits.)
 -- An XADD that refuses its entry id (the stream ahead of its head record: only a hand-edited
 -- stream can be) stops the script with an error before any write.
 
 local count = tonumber(ARGV[11])
-if count == nil or count < 1 or #ARGV ~= 11 + 3 * count then
+if count == nil or count < 1 or #ARGV ~= 12 + 3 * count then
   return redis.error_reply('ERR patrician append: malformed arguments')
 end
 local found = redis.call('HMGET', KEYS[2], ARGV[4], ARGV[5], '')
@@ -92,11 +96,19 @@ if head ~= ARGV[2] and head ~= ARGV[3] then
   return {'conflict', tonumber(version), hash}
 end
 
--- 3. The writes. Entry id `<version>-1` makes XADD refuse an id at or below the stream's
+-- 3. A player who handed their seat to a bot for good acts no more (R7): checked here, with
+--    the append, so that no command of theirs lands after the hand-over and no command
+--    costs a round trip of its own for it. After the idempotency (a command accepted before
+--    the hand-over, sent again, gets its result) and the head (a stale version is told first).
+if ARGV[12] ~= '' and redis.call('HEXISTS', KEYS[5], ARGV[12]) == 1 then
+  return {'handed'}
+end
+
+-- 4. The writes. Entry id `<version>-1` makes XADD refuse an id at or below the stream's
 --    top on its own; only the first XADD can meet that, and it is still before any write.
 --    (redis.call, not pcall: catching costs more than the whole HSET below.)
-redis.call('XADD', KEYS[1], ARGV[12], 'd', ARGV[13], 'H', ARGV[14], 'c', ARGV[6], ARGV[7], ARGV[8])
-for i = 15, 11 + 3 * count, 3 do
+redis.call('XADD', KEYS[1], ARGV[13], 'd', ARGV[14], 'H', ARGV[15], 'c', ARGV[6], ARGV[7], ARGV[8])
+for i = 16, 12 + 3 * count, 3 do
   redis.call('XADD', KEYS[1], ARGV[i], 'd', ARGV[i + 1], 'H', ARGV[i + 2])
 end
 redis.call('HSET', KEYS[2], ARGV[4], ARGV[9], '', ARGV[10])

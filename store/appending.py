@@ -14,7 +14,8 @@ from typing import Any, cast
 
 from store import archived, chain
 from store.context import Context
-from store.errors import CommandIdReused, DuplicateCommand, VersionConflict
+from store.errors import CommandIdReused, DuplicateCommand, HandedOver, VersionConflict
+from store.handovers import handovers_key
 from store.keys import check_command_id
 from store.protocol import Op, evaluate
 from store.records import (
@@ -77,6 +78,7 @@ class AppendCall:
         "expected_version",
         "first",
         "game_id",
+        "handed",
         "hashes",
         "keys",
         "last",
@@ -97,6 +99,7 @@ class AppendCall:
         command_id: str,
         metadata: bytes | AppendMeta = b"",
         request_digest: str | None = None,
+        unless_handed_over: str = "",
     ) -> None:
         self.keys = ctx.keys.game(game_id)
         check_command_id(command_id)
@@ -124,6 +127,14 @@ class AppendCall:
         self.previous = ctx.heads.get(game_id, expected_version)
         self.hashes: list[bytes] = []
         self.retried = False
+        if unless_handed_over and ctx.cluster:
+            raise ValueError("on a cluster the hand-over is asked before the append")
+        self.handed = unless_handed_over
+
+    @property
+    def numkeys(self) -> int:
+        """The script's keys: the game's four, and its hand-overs when they refuse the call."""
+        return 5 if self.handed else 4
 
     def arguments(self) -> tuple[Any, ...]:
         """KEYS and ARGV of `append.lua` (see its header), chained from `previous`."""
@@ -137,6 +148,7 @@ class AppendCall:
             keys.commands,
             keys.outbox,
             archived.archive_key(keys),
+            *((handovers_key(self.ctx.keys.prefix, self.game_id),) if self.handed else ()),
             self.game_id,
             # unknown head hash: the script answers with the true one
             expected.encode() + raw if previous is not None else expected,
@@ -150,6 +162,7 @@ class AppendCall:
             f"{first} {last} ".encode() + self.nonce + stored_digest(self.digest),
             f"{last} ".encode() + hashes[-1],  # the new head
             len(self.datas),
+            self.handed,
         ]
         for version, data, link_hash in zip(
             range(first, last + 1), self.datas, hashes, strict=True
@@ -174,6 +187,8 @@ class AppendCall:
             raise CommandIdReused(self.command_id, earlier)
         if status == b"archived":
             raise archived.Archived(game_id)
+        if status == b"handed":
+            raise HandedOver(game_id)
         current, current_hash = int(reply[1]), hash_text(reply[2])
         ctx.heads.put(game_id, current, current_hash)
         if (
@@ -198,6 +213,7 @@ def append(  # noqa: PLR0917 (the issue's signature: append(game, version, event
     metadata: bytes | AppendMeta = b"",
     *,
     request_digest: str | None = None,
+    unless_handed_over: str = "",
 ) -> Op[AppendResult]:
     """Append `events` (each the canonical bytes of one event) as versions
     `expected_version + 1 ...`, wholly or not at all, and return the versions they took.
@@ -210,9 +226,11 @@ def append(  # noqa: PLR0917 (the issue's signature: append(game, version, event
     `metadata` is opaque bytes kept with the first event of the batch (seat, time, command),
     or the command path's `AppendMeta`, kept compact and read back as its JSON encoding.
 
-    Raises `VersionConflict(current)` when the game is not at `expected_version`, and
-    `StoreUnavailable` when Redis cannot be reached: then whether the append landed is
-    unknown, and retrying with the same command id is safe.
+    Raises `VersionConflict(current)` when the game is not at `expected_version`,
+    `HandedOver` when `unless_handed_over` names a player who handed their seat to a bot for
+    good (checked with the append, atomically; a single Redis only: on a cluster the caller
+    asks `store.handovers` first), and `StoreUnavailable` when Redis cannot be reached: then
+    whether the append landed is unknown, and retrying with the same command id is safe.
 
     Retries: redis-py re-sends a command after a connection or timeout error when its client
     has a `Retry` (the default in redis-py 6 and later). If the first send reached Redis and
@@ -221,9 +239,18 @@ def append(  # noqa: PLR0917 (the issue's signature: append(game, version, event
     the caller gets its `AppendResult` as if nothing had happened, and the events are stored
     once. NOSCRIPT retries (after a restart) are safe as the script did not run.
     """
-    call = AppendCall(ctx, game_id, expected_version, events, command_id, metadata, request_digest)
+    call = AppendCall(
+        ctx,
+        game_id,
+        expected_version,
+        events,
+        command_id,
+        metadata,
+        request_digest,
+        unless_handed_over,
+    )
     while True:
-        reply = yield from evaluate("append", 4, call.arguments())
+        reply = yield from evaluate("append", call.numkeys, call.arguments())
         try:
             result = call.outcome(reply)
         except archived.Archived:

@@ -22,6 +22,7 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 from redis.exceptions import ResponseError
 
 from store import appending, streams
+from store.cluster import on_cluster
 from store.context import Context
 from store.errors import translated_errors
 from store.keys import KeySpace
@@ -52,7 +53,9 @@ class _Store:
             raise ValueError("the event store needs a client with decode_responses=False")
         self.client = client
         shelf = Shelf(Path(archive_dir)) if archive_dir else None
-        self.context = Context(KeySpace(prefix, shards), head_cache_size, shelf)
+        self.context = Context(
+            KeySpace(prefix, shards), head_cache_size, shelf, cluster=on_cluster(client)
+        )
 
     @property
     def keys(self) -> KeySpace:

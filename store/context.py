@@ -44,14 +44,21 @@ class HeadCache:
 
 
 class Context:
-    """What the operations of one store share: the key space, the head cache, and the folder
-    of archive files if the deployment keeps its archives there (`store.shelf`)."""
+    """What the operations of one store share: the key space, the head cache, the folder
+    of archive files if the deployment keeps its archives there (`store.shelf`), and whether
+    the store is a Redis Cluster (`store.cluster`), where a script reaches one slot only."""
 
     def __init__(
-        self, keys: KeySpace, head_cache_size: int = 10_000, shelf: Shelf | None = None
+        self,
+        keys: KeySpace,
+        head_cache_size: int = 10_000,
+        shelf: Shelf | None = None,
+        *,
+        cluster: bool = False,
     ) -> None:
         self.keys = keys
         self.shelf = shelf
+        self.cluster = cluster
         self.heads = HeadCache(head_cache_size)
         # Every append call gets a nonce the script records with the command, so that a
         # re-send of that very call (the client's own retry after a lost reply) is told

@@ -56,6 +56,11 @@ class CommandIdReused(StoreError):
         return f"command id {self.command_id!r} was already used for another request"
 
 
+class HandedOver(StoreError):
+    """The append's player handed their seat to a bot for good (`store.handovers`): nothing
+    was written. The command path says so as the rules' refusal `seat_handed_over`."""
+
+
 class GameNotFound(StoreError):
     """No game has this id."""
 

@@ -34,6 +34,7 @@ from store.context import Context
 from store.errors import (
     CommandIdReused,
     DuplicateCommand,
+    HandedOver,
     NotSeated,
     VersionConflict,
 )
@@ -110,10 +111,12 @@ def append_op(
     command_id: str,
     meta: AppendMeta,
     request: str,
+    unless_handed_over: str = "",
 ) -> Op[Outcome]:
     """Append the events decided on `state` (leading to `after`); on success cache the new
     state and snapshot when due. The events are stored in the shape of the game's own rules
-    version (`after.board`, which a creation's `state` does not have yet)."""
+    version (`after.board`, which a creation's `state` does not have yet). A player named by
+    `unless_handed_over` who handed their seat over refuses it (`appending.append`)."""
     result: AppendResult = yield from appending.append(
         path.context,
         game_id,
@@ -122,6 +125,7 @@ def append_op(
         command_id,
         meta,  # kept compact, read back as its JSON (docs/store.md, "Stream entries")
         request_digest=request,
+        unless_handed_over=unless_handed_over,
     )
     path.cache.put(game_id, after)
     if after.finished:  # nothing is decided after the end: a snapshot would never be used
@@ -204,32 +208,44 @@ def decide_op(
     commands: Sequence[Command],
     by: str = "",
     earlier: tuple[str, str] | None = None,
+    handover_at_append: bool = False,
 ) -> Op[Decided]:
     """Judge a seat's commands on `state`, the game's head, as the version the player
     decided on: a game at another version is a `VersionConflict`; a player who handed their
     seat to a bot for good may not act themself (`by` says who acts for them, when it is
     not them); the rules refuse a command with `CommandRefused`. `earlier`, the command id
     and digest of the request, is looked up before any refusal: an accepted request sent
-    again gets its first answer (`DuplicateCommand`), not a refusal."""
+    again gets its first answer (`DuplicateCommand`), not a refusal. With
+    `handover_at_append` the append that follows checks the hand-over itself (`appending`),
+    so it is asked here only before a refusal of the rules, which it comes before."""
 
     def before_refusing() -> Op[None]:
         if earlier is not None:
             yield from _raise_if_known(path, game_id, *earlier)
 
+    def handed_over() -> Op[bool]:
+        return (not by) and (yield from handed_over_op(path.context.keys.prefix, game_id, player))
+
     if state.version != expected_version:
         yield from before_refusing()
         raise VersionConflict(state.version)
-    if not by and (yield from handed_over_op(path.context.keys.prefix, game_id, player)):
+    if not handover_at_append and (yield from handed_over()):
         yield from before_refusing()
-        raise IllegalCommand(
-            "seat_handed_over", "R7", "you handed this seat to a bot for good: it plays it"
-        )
+        raise _handed_over_refusal()
     try:
         events, after = decide_all(state, seat, commands)
     except CommandRefused:
         yield from before_refusing()
+        if handover_at_append and (yield from handed_over()):
+            raise _handed_over_refusal() from None
         raise
     return Decided(seat, state, tuple(events), after)
+
+
+def _handed_over_refusal() -> IllegalCommand:
+    return IllegalCommand(
+        "seat_handed_over", "R7", "you handed this seat to a bot for good: it plays it"
+    )
 
 
 def execute_op(
@@ -251,6 +267,10 @@ def execute_op(
     seat = seat_for(state, game_id, player)
     command_id = player_command_id(player, command_id)
     request = request_digest(seat, expected_version, commands)
+    # On a single Redis the append checks the hand-over itself, in the same script: no round
+    # trip of its own, and no command of the player lands after it. A cluster keeps the
+    # hand-overs in a slot of their own, so there they are asked first.
+    at_append = not path.context.cluster
     try:
         decided = yield from decide_op(
             path,
@@ -262,6 +282,7 @@ def execute_op(
             commands=commands,
             by=by,
             earlier=(command_id, request),
+            handover_at_append=at_append,
         )
         outcome = yield from append_op(
             path,
@@ -279,9 +300,12 @@ def execute_op(
                 by,
             ),
             request=request,
+            unless_handed_over=player if at_append and not by else "",
         )
     except DuplicateCommand as done:
         outcome = yield from first_result_op(path, game_id, done.first_result)
+    except HandedOver:
+        raise _handed_over_refusal() from None
     return msgspec.structs.replace(outcome, seat=seat)
 
 
