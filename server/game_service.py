@@ -1,5 +1,6 @@
 """What the HTTP API does with games, behind thin controllers: setting a table, sending
-commands, and every read of a game, each redacted for the caller.
+commands, and reading a game as it stands, each redacted for the caller (its history, the
+reads of its whole log, is `server.game_history`'s).
 
 Every write goes through the command path of `store.games`; every outbound event and board goes
 through the domain's one redaction gate (`domain.view.visible` / `view`), for the caller's seat
@@ -10,40 +11,25 @@ are passed in by the composition root, so tests can fix them.
 from __future__ import annotations
 
 import secrets
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from typing import TypeVar
 
 import msgspec
 from cachetools import LRUCache
 
 from domain.errors import InvalidOptions
-from domain.events import (
-    Event,
-    GameCancelled,
-    GameEnded,
-    GameStarted,
-    SeedRevealed,
-    event_decoder,
-)
 from domain.setup import check_options
 from domain.state import State
 from domain.view import ClockView, View, view, visible
-from projections.appends import command_of
-from projections.narrate import narrate
-from projections.notation import write_notation
-from projections.record import LoggedEvent, Record, build_record
-from projections.replay import clock_at, replay, seen_at, view_at
 from projections.signatures import Receipt, Signer
 from projections.timekeeping import Append, away_until, clocks_op
 from server import models
 from server.accounts import AccountService
-from server.errors import NotFound, SeatViewSecret
-from server.packed import Encoded, Packer, board_gzipped
+from server.packed import Encoded, board_gzipped
 from store import accounts, appending, games, reads, tables
 from store.client import AsyncEventStore
 from store.clock import Clock, iso, system_clock
 from store.errors import GameNotFound
-from store.notifications import NotificationKeys, mark_watching_op
 from store.protocol import Op
 from store.records import meta_decoder
 from store.time_controls import TimeControl, set_time_control, time_control_op
@@ -79,10 +65,7 @@ class GameService:
         # Each kept document is a pure function of its key: a seat's view of a game at a
         # version never changes (docs/store.md, "Caches").
         self._views: LRUCache[tuple[object, ...], bytes] = LRUCache(16 * cache_size)
-        self._replays: LRUCache[tuple[str, int, int | None, bool], bytes] = LRUCache(cache_size)
         self._packed_views: LRUCache[tuple[object, ...], bytes] = LRUCache(16 * cache_size)
-        # A finished game's replays and records, gzipped (they never change).
-        self._packed = Packer(cache_size)
         # A game's clock never changes once it is created (None: untimed).
         self._controls: LRUCache[str, TimeControl | None] = LRUCache(16 * cache_size)
 
@@ -284,7 +267,7 @@ class GameService:
         kept per game, version and seat; in a timed game per who is on vacation too: that
         moves the clocks without an append)."""
         state = await self.state(game_id)
-        seat = _seat(state, viewer)
+        seat = viewer_seat(state, viewer)
         at_table = state.phase == "waiting" and viewer in state.players
         key: tuple[object, ...] = (game_id, state.version, seat, at_table)
         if state.seat_players and await self.time_control(game_id) is not None:
@@ -355,177 +338,6 @@ class GameService:
             clocks[-1] = (first, msgspec.structs.replace(last, seats=seats))
         return clocks
 
-    async def events(self, game_id: str, viewer: str | None, after: int) -> models.EventList:
-        state = await self.state(game_id)
-        seat, over = _seat(state, viewer), state.finished
-        found = await self.run(reads.events_op(self.path, game_id, after + 1, state.version))
-        return models.EventList(
-            state.version,
-            [
-                models.VersionedEvent(version, event, narrate(state.board, event))
-                for version, event in enumerate(found, after + 1)
-                if visible(event, seat, over)
-            ],
-        )
-
-    async def follow(
-        self, game_id: str, viewer: str | None, after: int, *, idle: float = 15.0
-    ) -> AsyncIterator[models.VersionedEvent | models.Revealed | None]:
-        """The caller's visible events after `after`, as they are appended (server-sent);
-        None after `idle` seconds without one. Ends after the game's last event.
-
-        When the game ends, the events the caller could not see before (the deal, the seed)
-        come as one `Revealed` right after the end; so they do on a reconnection to a game
-        that is over, since the caller may have followed it during play."""
-        state = await self.state(game_id)
-        seat = _seat(state, viewer)
-        over = state.finished
-        if over and after >= state.version:
-            return
-        watching = Watching(self, game_id, viewer)
-        await watching.mark()
-        if over and after > 0:
-            yield await self._revealed(game_id, seat, after)
-        while True:
-            async for stored in self.follow_store.follow(
-                game_id, after, timeout=idle, poll=min(idle, 5.0)
-            ):
-                after = stored.version
-                event = event_decoder.decode(stored.data)
-                if isinstance(event, GameStarted) and viewer is not None:
-                    # The seats are drawn now: a player who followed the table from before
-                    # follows their own seat from here on (their hand comes next).
-                    seat = (await self.state(game_id)).seat_of(viewer)
-                ends = isinstance(event, (GameEnded, GameCancelled))
-                await watching.mark()
-                if visible(event, seat, over or ends):
-                    yield models.VersionedEvent(stored.version, event)
-                if ends and not over:
-                    over = True
-                    yield await self._revealed(game_id, seat, stored.version - 1)
-                if isinstance(event, SeedRevealed):  # a game's last event
-                    return
-            await watching.mark()
-            yield None
-
-    async def _revealed(self, game_id: str, seat: int | None, last: int) -> models.Revealed:
-        """The events up to `last` that `seat` could not see while the game was on."""
-        found = await self.run(reads.events_op(self.path, game_id, 1, last))
-        return models.Revealed(
-            [
-                models.VersionedEvent(version, event)
-                for version, event in enumerate(found, 1)
-                if not visible(event, seat, False)
-            ]
-        )
-
-    async def _log(self, game_id: str) -> list[Event]:
-        return [event for _v, event, _d, _h in await self.run(reads.log_op(self.path, game_id))]
-
-    async def replay(self, game_id: str, viewer: str | None, *, gzipped: bool = False) -> Encoded:
-        """Every step with the caller's view after it, encoded (kept per game, version and
-        seat), and gzipped if `gzipped` (see `server.packed`)."""
-        state = await self.state(game_id)
-        seat = _seat(state, viewer)
-        key = (game_id, state.version, seat, False)
-
-        async def plain() -> bytes:
-            encoded = self._replays.get(key)
-            if encoded is None:
-                events = await self._log(game_id)
-                clocks = await self.clocks(game_id, state)
-                acted = [
-                    (batch.first_version, meta_decoder.decode(batch.metadata).by)
-                    for batch in await self.run(reads.batches_op(self.path, game_id))
-                    if batch.last_version <= state.version
-                ]
-                encoded = self._replays[key] = msgspec.json.encode(
-                    replay(events[: state.version], seat, clocks, acted)
-                )
-            return encoded
-
-        return await self._packed.encode(
-            ("replay", *key), plain, gzipped=gzipped, final=state.finished
-        )
-
-    async def view_at(
-        self, game_id: str, viewer: str | None, version: int, as_seat: int | None = None
-    ) -> View:
-        """The caller's board right after event `version`; `as_seat`, what that seat saw
-        then (anyone may ask once the game is over: nothing is secret any more)."""
-        state = await self.state(game_id)
-        if not 1 <= version <= state.version:
-            raise NotFound(f"version {version} is not in 1..{state.version}")
-        seat = _seat(state, viewer)
-        if as_seat is not None and not (0 <= as_seat < state.board.seats and state.seat_players):
-            raise NotFound(f"seat {as_seat} is not a seat of this game")
-        if as_seat is not None and as_seat != seat and not state.finished:
-            raise SeatViewSecret()
-        events = await self._log(game_id)
-        shown = (
-            view_at(events[: state.version], version, seat)
-            if as_seat is None
-            else seen_at(events[: state.version], version, as_seat)
-        )
-        clock = clock_at(await self.clocks(game_id, state), version)
-        return shown if clock is None else msgspec.structs.replace(shown, clock=clock)
-
-    async def record(self, game_id: str, viewer: str | None, *, gzipped: bool = False) -> Encoded:
-        """The game record for the caller, encoded, and gzipped if `gzipped`."""
-        state = await self.state(game_id)
-        seat = _seat(state, viewer)
-
-        async def plain() -> bytes:
-            record = await self._record(game_id, state, seat)
-            if record.complete:  # the server's seal (docs/record.md, "Signatures")
-                await self.key_listed()
-                # Dated by the game's last append: a record is the same bytes whenever, and
-                # by whichever process of the deployment, it is made.
-                seal = self.signer.seal(msgspec.to_builtins(record), record.commands[-1].time)
-                record = msgspec.structs.replace(record, signature=seal)
-            return msgspec.json.encode(record)
-
-        return await self._packed.encode(
-            ("record", game_id, state.version, seat), plain, gzipped=gzipped, final=state.finished
-        )
-
-    async def notation(self, game_id: str, viewer: str | None) -> str:
-        """The game's notation (docs/notation.md), of the record the caller may see."""
-        state = await self.state(game_id)
-        return write_notation(await self._record(game_id, state, _seat(state, viewer)))
-
-    async def _record(self, game_id: str, state: State, seat: int | None) -> Record:
-        """The record of the game up to `state`, as `seat` may see it (not sealed)."""
-        log = await self.run(reads.log_op(self.path, game_id))
-        batches = await self.run(reads.batches_op(self.path, game_id))
-        return build_record(
-            game_id,
-            state,
-            [LoggedEvent(v, e, d, h) for v, e, d, h in log[: state.version]],
-            [command_of(b) for b in batches if b.last_version <= state.version],
-            seat,
-        )
-
-
-class Watching:
-    """A player's open stream says, at most every few seconds, that they watch the game live
-    (`store.notifications.mark_watching_op`: their `turn.started` is not sent meanwhile)."""
-
-    EVERY_SECONDS = 5.0
-
-    def __init__(self, games: GameService, game_id: str, viewer: str | None) -> None:
-        self.games, self.game_id, self.viewer = games, game_id, viewer
-        self.said = float("-inf")
-
-    async def mark(self) -> None:
-        if self.viewer is None:
-            return
-        now = self.games.clock().timestamp()
-        if now - self.said >= self.EVERY_SECONDS or now < self.said:
-            self.said = now
-            keys = NotificationKeys(self.games.listings)
-            await self.games.run(mark_watching_op(keys, self.game_id, self.viewer))
-
 
 def _time_control(setting: models.ClockSetting | None) -> TimeControl | None:
     if setting is None:
@@ -535,5 +347,6 @@ def _time_control(setting: models.ClockSetting | None) -> TimeControl | None:
     return TimeControl(**msgspec.structs.asdict(setting))
 
 
-def _seat(state: State, viewer: str | None) -> int | None:
+def viewer_seat(state: State, viewer: str | None) -> int | None:
+    """The caller's seat in the game; None for a spectator (no seat, or no caller)."""
     return None if viewer is None else state.seat_of(viewer)

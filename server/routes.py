@@ -272,7 +272,7 @@ class GameRoutes(Controller):
         after: After = 0,
     ) -> models.EventList:
         """The events after a version, as you may see them."""
-        return await services.games.events(game_id, viewer, query_version(request, after))
+        return await services.history.events(game_id, viewer, query_version(request, after))
 
     @get(
         "/{game_id:str}/stream",
@@ -302,7 +302,7 @@ class GameRoutes(Controller):
         await services.games.state(game_id)  # 404 now, before the stream starts
 
         async def messages() -> AsyncIterator[ServerSentEventMessage]:
-            async for item in services.games.follow(game_id, viewer, start):
+            async for item in services.history.follow(game_id, viewer, start):
                 if item is None:  # nothing happened for a while: keep the connection open
                     yield ServerSentEventMessage(data=None, comment="keep-alive")
                 elif isinstance(item, models.Revealed):  # no id: Last-Event-ID stays put
@@ -337,7 +337,7 @@ class GameRoutes(Controller):
         the game is over everyone sees everything, the seed included."""
         gzipped = packed.accepts_gzip(request)
         return cast(
-            Replay, packed.response(await services.games.replay(game_id, viewer, gzipped=gzipped))
+            Replay, packed.response(await services.history.replay(game_id, viewer, gzipped=gzipped))
         )
 
     @get(
@@ -351,7 +351,7 @@ class GameRoutes(Controller):
     async def notation(self, game_id: FromPath[str], viewer: ViewerId, services: Svc) -> str:
         """The game in notation, one line per turn (docs/notation.md): the commands of the
         record you may see, which parse back into the same commands."""
-        return await services.games.notation(game_id, viewer)
+        return await services.history.notation(game_id, viewer)
 
     @get(
         "/{game_id:str}/at/{version:str}",
@@ -384,7 +384,7 @@ class GameRoutes(Controller):
     ) -> View:
         """The board as you may see it right after event `version`; with `as`, as that seat
         saw it then (the live redaction of its seat)."""
-        return await services.games.view_at(
+        return await services.history.view_at(
             game_id, viewer, models.parse_version(version, "version"), as_seat
         )
 
@@ -407,7 +407,7 @@ class GameRoutes(Controller):
         while the game is on, complete once it is over."""
         gzipped = packed.accepts_gzip(request)
         return cast(
-            Record, packed.response(await services.games.record(game_id, viewer, gzipped=gzipped))
+            Record, packed.response(await services.history.record(game_id, viewer, gzipped=gzipped))
         )
 
 

@@ -11,6 +11,7 @@ from typing import NamedTuple
 from domain.gamedata import GameData
 from projections.signatures import Signer
 from server.accounts import AccountService
+from server.game_history import HistoryService
 from server.game_service import GameService
 from server.handovers import Enqueue, HandoverService
 from server.listings import ListingService
@@ -33,6 +34,7 @@ from workers.webhook_target import Allowlist
 class Services(NamedTuple):
     accounts: AccountService
     games: GameService
+    history: HistoryService
     listings: ListingService
     notifications: NotificationService
     handovers: HandoverService
@@ -76,7 +78,7 @@ def build_services(
     vacations = VacationService(store, keys, away or _no_clocks, clock=clock)
     talk = TalkService(games, accounts)
     return Services(
-        accounts, games, listings, notifications, handovers, vacations, talk,
+        accounts, games, HistoryService(games), listings, notifications, handovers, vacations, talk,
         PreviewService(games), StreamTicketService(games), signer,
     )  # fmt: skip
 
