@@ -86,8 +86,8 @@ class Settings(msgspec.Struct, frozen=True):
     snapshot_every: int = 50
     max_body: int = MAX_BODY
     gather_seconds: float = 0.001
-    """How long the first Redis request of a turn waits for others to share its round trip
-    (a real Redis only: the embedded one answers without a round trip)."""
+    """How long the first Redis request of a moment waits for others to share its round trip
+    (a real Redis only, plain or cluster: the embedded one answers without a round trip)."""
     embedded_workers: bool = True
     """On the embedded store, run the workers in this process (the tests of everything else
     turn them off: they double the time of a game played as fast as a test plays)."""
@@ -268,7 +268,10 @@ def create_app(settings: Settings | None = None, *, clock: Clock = system_clock)
     a fake one)."""
     settings = settings or Settings()
     client, follow_client, workers_client = redis_clients(
-        settings.redis_url, cluster=settings.redis_cluster, queue_url=settings.queue_url
+        settings.redis_url,
+        cluster=settings.redis_cluster,
+        queue_url=settings.queue_url,
+        gather=settings.gather_seconds,
     )
     store = AsyncEventStore(
         client,

@@ -13,7 +13,7 @@ the store's Redis.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from store.cluster import AsyncStoreCluster, StoreCluster
 from store.multiplexed import MultiplexedRedis
@@ -64,13 +64,19 @@ def node_url(url: str) -> str:
 
 
 def redis_clients(
-    redis_url: str | None, *, cluster: bool = False, queue_url: str | None = None
+    redis_url: str | None,
+    *,
+    cluster: bool = False,
+    queue_url: str | None = None,
+    gather: float = 0.0,
 ) -> tuple[Any, Any, Any]:
     """The Redis client for commands and reads, one for blocking follows (live streams hold a
     connection while they wait, so they must not starve the others), and a sync one for the
     jobs' queue (RQ is sync), which on the embedded store the workers in this process use too
     (with a real Redis the workers are `patrician worker` processes). `cluster` and
-    `queue_url` as `redis_settings` makes them."""
+    `queue_url` as `redis_settings` makes them; `gather`, how long the commands client of a
+    plain Redis holds the first command of a moment for others to go with it
+    (`store.multiplexed`; on a cluster the store gathers them into pipelines itself)."""
     if redis_url is None:
         import fakeredis
 
@@ -99,7 +105,8 @@ def redis_clients(
     # costs more CPU than the rest of a request. A dead peer is found by TCP keep-alive
     # (about 8 s) and the connect itself is bounded.
     keepalive = {socket.TCP_KEEPIDLE: 5, socket.TCP_KEEPINTVL: 1, socket.TCP_KEEPCNT: 3}
-    return (
+    commands = cast(
+        MultiplexedRedis,
         MultiplexedRedis.from_url(
             redis_url,
             max_connections=64,
@@ -109,6 +116,10 @@ def redis_clients(
             socket_keepalive_options=keepalive,
             health_check_interval=30,
         ),
+    )  # redis-py types `from_url` as making its own class
+    commands.gather = gather
+    return (
+        commands,
         # Blocking reads wait up to 5 s at a time: the socket must outwait them.
         redis.Redis.from_url(redis_url, max_connections=1000, socket_timeout=30),
         queue,

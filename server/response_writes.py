@@ -43,6 +43,9 @@ class _JoinedWrites:
         self._flush()  # what was written before the close leaves first
         self._transport.close()
 
+    def is_closing(self) -> bool:  # asked after every response: not through __getattr__
+        return self._transport.is_closing()
+
     def get_write_buffer_size(self) -> int:
         held = sum(map(len, self._held)) if self._held else 0
         return held + self._transport.get_write_buffer_size()

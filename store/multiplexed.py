@@ -10,7 +10,12 @@ redis-py's client (pipelined by the store) and 80 us on this one (bench/store.py
 command is packed by hiredis, appended to the connection's buffer and awaits a future; the
 buffer goes out in one write per turn of the event loop, however many requests added to it,
 and hiredis parses the replies as they come, handing each to its future in order. Redis reads
-them in one go too, and with `appendfsync always` one fsync covers them all.
+them in one go too, and with `appendfsync always` one fsync covers them all. With `gather`
+(the server's `PATRICIAN_GATHER_SECONDS`, 1 ms) the buffer goes out that long after its first
+command instead: a busy process's requests rarely meet within one turn of the loop, and each
+write costs both sides a system call and Redis a turn of its own loop (its reads, its replies,
+its AOF write); waiting 1 ms made a command cost 0.92 of the server and Redis CPU it cost
+sent at once, beside boardgame.io (docs/operations.md), and a lone command 1 ms more.
 
 What cannot share a connection is sent by redis-py's own path, on a pooled connection of its
 own: a command that blocks (it would hold up every other), a transaction's or a connection's
@@ -81,10 +86,11 @@ def _packed(args: tuple[Any, ...]) -> bytes:
 
 class _Connection(asyncio.Protocol):
     """One connection: the futures of the commands sent, in order, and what is still to be
-    written this turn of the loop."""
+    written, at the end of this turn of the loop or `gather` seconds after the first of it."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop, gather: float = 0.0) -> None:
         self.loop = loop
+        self.gather = gather
         self.reader = hiredis.Reader(
             protocolError=InvalidResponse, replyError=BaseParser.parse_error
         )
@@ -108,7 +114,10 @@ class _Connection(asyncio.Protocol):
         future = self.loop.create_future()
         self.waiting.append(future)
         if not self.outgoing:
-            self.loop.call_soon(self._flush)
+            if self.gather > 0:
+                self.loop.call_later(self.gather, self._flush)
+            else:
+                self.loop.call_soon(self._flush)
         self.outgoing.append(packed)
         return future
 
@@ -159,6 +168,9 @@ class MultiplexedRedis(Redis):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.gather = 0.0
+        """How long the first command of a moment waits for the commands of other requests
+        to go out with it (0: until the end of the loop's turn); set before the first."""
         self._mux: _Connection | None = None
         self._connecting: asyncio.Lock | None = None
         self._known: dict[Any, _Known] = {}
@@ -205,15 +217,19 @@ class MultiplexedRedis(Redis):
             settings = pool.connection_kwargs
             loop = asyncio.get_running_loop()
             timeout = settings.get("socket_connect_timeout") or 5
+
+            def protocol() -> _Connection:
+                return _Connection(loop, self.gather)
+
             try:
                 if issubclass(pool.connection_class, UnixDomainSocketConnection):
-                    made = loop.create_unix_connection(lambda: _Connection(loop), settings["path"])
+                    made = loop.create_unix_connection(protocol, settings["path"])
                 else:
                     ssl = None
                     if issubclass(pool.connection_class, SSLConnection):
                         ssl = pool.make_connection().ssl_context.get()  # type: ignore[no-untyped-call]
                     made = loop.create_connection(
-                        lambda: _Connection(loop),
+                        protocol,
                         settings.get("host", "localhost"),
                         settings.get("port", 6379),
                         ssl=ssl,

@@ -243,3 +243,40 @@ def test_the_urls_password_and_database_are_used_and_a_wrong_password_is_refused
         run_async(scenario())
     finally:
         server.stop()
+
+
+@pytest.mark.parametrize(("gather", "reads"), [(0.2, 1), (0.0, 5)])
+def test_with_a_gather_window_the_commands_of_requests_made_within_it_reach_redis_in_one_read(
+    tmp_path: Path, gather: float, reads: int
+) -> None:
+    """Five requests a few milliseconds apart, each with a command: held for the window they
+    reach Redis together (one read of its, one turn of its loop), each answered its own; sent
+    at the end of each loop turn, they come one by one."""
+    server = RedisServer(tmp_path)
+    server.start()
+    watcher = redis.Redis(port=server.port)
+
+    def reads_so_far() -> int:
+        return int(watcher.info("stats")["total_reads_processed"])
+
+    async def scenario() -> None:
+        client: Any = MultiplexedRedis.from_url(f"redis://127.0.0.1:{server.port}/0")
+        client.gather = gather
+        try:
+            await client.ping()  # connected
+            before = reads_so_far()
+
+            async def request(number: int) -> Any:
+                await asyncio.sleep(number * 0.01)
+                return await client.incrby(f"counter-{number}", number + 1)
+
+            assert await asyncio.gather(*(request(n) for n in range(5))) == [1, 2, 3, 4, 5]
+            assert reads_so_far() - before == reads + 1  # and the watcher's own INFO
+        finally:
+            await client.aclose()
+
+    try:
+        run_async(scenario())
+    finally:
+        watcher.close()
+        server.stop()
