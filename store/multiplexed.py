@@ -14,7 +14,7 @@ them in one go too, and with `appendfsync always` one fsync covers them all. Wit
 (the server's `PATRICIAN_GATHER_SECONDS`, 1 ms) the buffer goes out that long after its first
 command instead: a busy process's requests rarely meet within one turn of the loop, and each
 write costs both sides a system call and Redis a turn of its own loop (its reads, its replies,
-its AOF write); waiting 1 ms made a command cost 0.92 of the server and Redis CPU it cost
+its AOF write); waiting 1 ms made a command cost 0.88 of the server and Redis CPU it cost
 sent at once, beside boardgame.io (docs/operations.md), and a lone command 1 ms more.
 
 What cannot share a connection is sent by redis-py's own path, on a pooled connection of its
