@@ -6,18 +6,15 @@ copy of the rules)."""
 from __future__ import annotations
 
 from litestar import Controller, post
-from litestar.di import NamedDependency, Provide
+from litestar.di import Provide
 from litestar.params import FromPath, JSONBody
 
 from server import models
 from server.errors import error_responses
 from server.previews import Preview
 from server.requests import provide_player
-from server.services import Services
+from server.route_params import PlayerId, Svc
 from server.stream_tickets import StreamTicket
-
-Svc = NamedDependency[Services]
-PlayerId = NamedDependency[str]
 
 
 class BrowserRoutes(Controller):

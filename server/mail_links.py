@@ -12,14 +12,12 @@ import html
 from typing import Annotated, Any
 
 from litestar import Controller, HttpMethod, MediaType, Response, get, post, route
-from litestar.di import NamedDependency
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import QueryParameter
 
 from server.errors import error_responses
-from server.services import Services
+from server.route_params import Svc
 
-Svc = NamedDependency[Services]
 Token = Annotated[
     str, QueryParameter(min_length=1, max_length=128, description="The link's secret")
 ]

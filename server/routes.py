@@ -5,20 +5,19 @@ a token that is sent must be valid. The live stream also takes a stream ticket
 (`server.stream_tickets`), for a browser's EventSource, which sends no header. Every outbound
 game document is redacted for the caller's seat by the game service. Errors are answered by
 `server.errors` (one table for all). Each operation has an `operation_id`, so that generated
-clients get readable method names.
+clients get readable method names. A game's history has a controller of its own
+(`server.history_routes`); what every controller declares alike is `server.route_params`.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from typing import Annotated, Any, TypeVar, cast
+from typing import Any, TypeVar, cast
 
 import msgspec
 import structlog
 from litestar import (
     Controller,
     HttpMethod,
-    MediaType,
     Request,
     Response,
     delete,
@@ -27,43 +26,22 @@ from litestar import (
     put,
     route,
 )
-from litestar.di import NamedDependency, Provide
-from litestar.params import FromPath, JSONBody, Parameter, QueryParameter
-from litestar.response import ServerSentEvent, ServerSentEventMessage
+from litestar.params import FromPath, JSONBody
 from litestar.types import ControllerRouterHandler
 
 from domain.view import View
-from projections.record import Record
-from projections.replay import Replay
 from server import models, packed
 from server.browser_routes import BrowserRoutes
 from server.errors import error_response, error_responses
+from server.history_routes import HistoryRoutes
 from server.mail_links import MailLinkRoutes
 from server.metrics import count_append
 from server.rate_limits import RATE_LIMITED
-from server.requests import provide_player, provide_viewer, query_version, stream_viewer
+from server.requests import provide_player, provide_viewer
+from server.route_params import BEARER, OPTIONAL_BEARER, PLAYER, PlayerId, Svc
 from server.services import Services
 from server.talk_routes import TalkRoutes
 from store.notifications import Delivery
-
-Svc = NamedDependency[Services]
-PlayerId = NamedDependency[str]
-ViewerId = NamedDependency[str | None]
-After = Annotated[
-    int,
-    QueryParameter(ge=0, le=models.MAX_VERSION, description="Only events after this version"),
-]
-Ticket = Annotated[
-    str | None,
-    QueryParameter(
-        description="A stream ticket (`POST /api/games/{game_id}/stream-ticket`) instead of a "
-        "bearer token, for a browser's EventSource: good for one opening of this game's stream"
-    ),
-]
-
-BEARER: list[dict[str, list[str]]] = [{"BearerToken": []}]
-OPTIONAL_BEARER: list[dict[str, list[str]]] = [{}, {"BearerToken": []}]
-"""Reads: anonymous (a spectator) or with a token (a seat's view)."""
 
 
 def _json(encoded: bytes) -> Response[bytes]:
@@ -103,9 +81,6 @@ RATE_LIMITED_RESPONSE = error_response(
     "of your requests in flight at once: try again after `Retry-After` seconds",
 )
 
-_PLAYER = {"player": Provide(provide_player)}
-_VIEWER = {"viewer": Provide(provide_viewer)}
-
 
 class PlayerRoutes(Controller):
     path = "/api/players"
@@ -137,7 +112,7 @@ class GameRoutes(Controller):
         "/",
         status_code=201,
         operation_id="createGame",
-        dependencies=_PLAYER,
+        dependencies=PLAYER,
         security=BEARER,
         responses={**error_responses(400, 401, 409, 413, 415, 422), 429: RATE_LIMITED_RESPONSE},
     )
@@ -152,7 +127,7 @@ class GameRoutes(Controller):
         "/{game_id:str}/join",
         status_code=200,
         operation_id="joinGame",
-        dependencies=_PLAYER,
+        dependencies=PLAYER,
         security=BEARER,
         responses={
             **error_responses(400, 401, 403, 404, 409, 413, 415, 422),
@@ -173,7 +148,7 @@ class GameRoutes(Controller):
         "/{game_id:str}/leave",
         status_code=200,
         operation_id="leaveGame",
-        dependencies=_PLAYER,
+        dependencies=PLAYER,
         security=BEARER,
         responses=error_responses(400, 401, 403, 404, 409),
     )
@@ -188,7 +163,7 @@ class GameRoutes(Controller):
         "/{game_id:str}/resign",
         status_code=200,
         operation_id="resignSeat",
-        dependencies=_PLAYER,
+        dependencies=PLAYER,
         security=BEARER,
         responses=error_responses(400, 401, 403, 404, 409),
     )
@@ -204,7 +179,7 @@ class GameRoutes(Controller):
         "/{game_id:str}/cancel",
         status_code=200,
         operation_id="cancelGame",
-        dependencies=_PLAYER,
+        dependencies=PLAYER,
         security=BEARER,
         responses=error_responses(400, 401, 403, 404, 409),
     )
@@ -256,167 +231,13 @@ class GameRoutes(Controller):
         answer = await commands_answer(services, game_id, player, data)
         return cast(models.CommandsAccepted, _json(answer))
 
-    @get(
-        "/{game_id:str}/events",
-        operation_id="listEvents",
-        dependencies=_VIEWER,
-        security=OPTIONAL_BEARER,
-        responses=error_responses(400, 401, 404),
-    )
-    async def events(
-        self,
-        game_id: FromPath[str],
-        request: Request[Any, Any, Any],
-        viewer: ViewerId,
-        services: Svc,
-        after: After = 0,
-    ) -> models.EventList:
-        """The events after a version, as you may see them."""
-        return await services.history.events(game_id, viewer, query_version(request, after))
-
-    @get(
-        "/{game_id:str}/stream",
-        operation_id="followEvents",
-        media_type="text/event-stream",
-        opt={"uncompressed": True},  # gzip would hold each event back until its buffer fills
-        security=OPTIONAL_BEARER,
-        responses=error_responses(400, 401, 404),
-    )
-    async def stream(
-        self,
-        game_id: FromPath[str],
-        request: Request[Any, Any, Any],
-        services: Svc,
-        after: After = 0,
-        ticket: Ticket = None,
-    ) -> ServerSentEvent:
-        """Server-sent events: each visible event as it happens (`id` is its version, `event`
-        its type, `data` its JSON), a `keep-alive` comment when nothing happens for a while;
-        the stream ends after the game's last event. Reconnecting with `Last-Event-ID` resumes
-        after it. A browser, whose EventSource sends no header, opens it with a `ticket`."""
-        last = request.headers.get("last-event-id")  # empty: no event seen yet (SSE)
-        start = (
-            models.parse_version(last, "Last-Event-ID") if last else query_version(request, after)
-        )
-        viewer = await stream_viewer(request, services, game_id, ticket)
-        await services.games.state(game_id)  # 404 now, before the stream starts
-
-        async def messages() -> AsyncIterator[ServerSentEventMessage]:
-            async for item in services.history.follow(game_id, viewer, start):
-                if item is None:  # nothing happened for a while: keep the connection open
-                    yield ServerSentEventMessage(data=None, comment="keep-alive")
-                elif isinstance(item, models.Revealed):  # no id: Last-Event-ID stays put
-                    yield ServerSentEventMessage(
-                        data=msgspec.json.encode(item).decode(), event="revealed"
-                    )
-                else:
-                    yield ServerSentEventMessage(
-                        data=msgspec.json.encode(item.event).decode(),
-                        id=item.version,
-                        event=type(item.event).__struct_config__.tag,  # type: ignore[arg-type]
-                    )
-
-        return ServerSentEvent(messages())
-
-    @get(
-        "/{game_id:str}/replay",
-        operation_id="getReplay",
-        dependencies=_VIEWER,
-        security=OPTIONAL_BEARER,
-        opt=packed.OPT,
-        responses=error_responses(400, 401, 404),
-    )
-    async def replay(
-        self,
-        game_id: FromPath[str],
-        request: Request[Any, Any, Any],
-        viewer: ViewerId,
-        services: Svc,
-    ) -> Replay:
-        """Every step of the game: each event you may see and your view right after it. Once
-        the game is over everyone sees everything, the seed included."""
-        gzipped = packed.accepts_gzip(request)
-        return cast(
-            Replay, packed.response(await services.history.replay(game_id, viewer, gzipped=gzipped))
-        )
-
-    @get(
-        "/{game_id:str}/notation",
-        operation_id="getNotation",
-        media_type=MediaType.TEXT,
-        dependencies=_VIEWER,
-        security=OPTIONAL_BEARER,
-        responses=error_responses(400, 401, 404),
-    )
-    async def notation(self, game_id: FromPath[str], viewer: ViewerId, services: Svc) -> str:
-        """The game in notation, one line per turn (docs/notation.md): the commands of the
-        record you may see, which parse back into the same commands."""
-        return await services.history.notation(game_id, viewer)
-
-    @get(
-        "/{game_id:str}/at/{version:str}",
-        operation_id="getBoardAt",
-        dependencies=_VIEWER,
-        security=OPTIONAL_BEARER,
-        responses=error_responses(400, 401, 403, 404),
-    )
-    async def at_version(
-        self,
-        game_id: FromPath[str],
-        version: Annotated[
-            str,
-            Parameter(
-                description="A version: ASCII digits, 1 to 2^53 - 1", pattern=r"^[0-9]{1,16}$"
-            ),
-        ],
-        viewer: ViewerId,
-        services: Svc,
-        as_seat: Annotated[
-            int | None,
-            QueryParameter(
-                name="as",
-                ge=0,
-                le=4,
-                description="What this seat saw then (of a finished game, for anyone; while "
-                "the game is on, only your own seat's)",
-            ),
-        ] = None,
-    ) -> View:
-        """The board as you may see it right after event `version`; with `as`, as that seat
-        saw it then (the live redaction of its seat)."""
-        return await services.history.view_at(
-            game_id, viewer, models.parse_version(version, "version"), as_seat
-        )
-
-    @get(
-        "/{game_id:str}/record",
-        operation_id="getRecord",
-        dependencies=_VIEWER,
-        security=OPTIONAL_BEARER,
-        opt=packed.OPT,
-        responses=error_responses(400, 401, 404),
-    )
-    async def record(
-        self,
-        game_id: FromPath[str],
-        request: Request[Any, Any, Any],
-        viewer: ViewerId,
-        services: Svc,
-    ) -> Record:
-        """The game record (format `patrician-record/1`, see docs/record.md), redacted for you
-        while the game is on, complete once it is over."""
-        gzipped = packed.accepts_gzip(request)
-        return cast(
-            Record, packed.response(await services.history.record(game_id, viewer, gzipped=gzipped))
-        )
-
 
 class MeRoutes(Controller):
     """What is the caller's own: their games, their channels, what was sent to them."""
 
     path = "/api/me"
     tags = ("players",)
-    dependencies = _PLAYER
+    dependencies = PLAYER
     security = BEARER
 
     @get("/games", operation_id="listMyGames", responses=error_responses(401))
@@ -496,5 +317,6 @@ async def healthz(services: Svc) -> models.Health:
 
 
 ROUTES: list[ControllerRouterHandler] = [
-    PlayerRoutes, GameRoutes, BrowserRoutes, TalkRoutes, MeRoutes, MailLinkRoutes, lobby, healthz,
+    PlayerRoutes, GameRoutes, HistoryRoutes, BrowserRoutes, TalkRoutes, MeRoutes,
+    MailLinkRoutes, lobby, healthz,
 ]  # fmt: skip

@@ -5,18 +5,15 @@ from __future__ import annotations
 from typing import Annotated
 
 from litestar import Controller, HttpMethod, Response, get, post, route
-from litestar.di import NamedDependency, Provide
+from litestar.di import Provide
 from litestar.params import FromPath, JSONBody, QueryParameter
 
 from server.errors import error_responses
 from server.models import NewMessage
 from server.requests import provide_player, provide_viewer
-from server.services import Services
+from server.route_params import PlayerId, Svc, ViewerId
 from store.talk import TalkMessage
 
-Svc = NamedDependency[Services]
-PlayerId = NamedDependency[str]
-ViewerId = NamedDependency[str | None]
 After = Annotated[str, QueryParameter(max_length=41, description="Only the messages after this id")]
 
 
