@@ -15,40 +15,50 @@ from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
+HELD_AT_MOST = 64 * 1024
+"""Bytes held at most: more leave at once, whatever the turn, so that a body written in large
+pieces without a pause still meets the transport's flow control (uvicorn pauses the app when
+the socket's buffer is full) as it would unjoined."""
+
 
 class _JoinedWrites:
     """A connection's transport whose writes of one loop turn are sent together; everything
     else is the transport's own."""
 
-    __slots__ = ("_held", "_loop", "_transport")
+    __slots__ = ("_held", "_held_bytes", "_loop", "_transport")
 
     def __init__(self, transport: asyncio.Transport, loop: asyncio.AbstractEventLoop) -> None:
         self._transport = transport
         self._loop = loop
         self._held: list[bytes] | None = None
+        self._held_bytes = 0
 
     def write(self, data: bytes) -> None:
         if self._held is None:
             self._held = [data]
-            self._loop.call_soon(self._flush)
+            self._held_bytes = len(data)
+            self._loop.call_soon(self.flush)
         else:
             self._held.append(data)
+            self._held_bytes += len(data)
+        if self._held_bytes > HELD_AT_MOST:
+            self.flush()
 
-    def _flush(self) -> None:
-        held, self._held = self._held, None
+    def flush(self) -> None:
+        """Send what is held now."""
+        held, self._held, self._held_bytes = self._held, None, 0
         if held and not self._transport.is_closing():
             self._transport.write(held[0] if len(held) == 1 else b"".join(held))
 
     def close(self) -> None:
-        self._flush()  # what was written before the close leaves first
+        self.flush()  # what was written before the close leaves first
         self._transport.close()
 
     def is_closing(self) -> bool:  # asked after every response: not through __getattr__
         return self._transport.is_closing()
 
     def get_write_buffer_size(self) -> int:
-        held = sum(map(len, self._held)) if self._held else 0
-        return held + self._transport.get_write_buffer_size()
+        return self._held_bytes + self._transport.get_write_buffer_size()
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._transport, name)
@@ -58,4 +68,12 @@ class JoinedWritesProtocol(HttpToolsProtocol):
     """uvicorn's httptools protocol on a transport of joined writes."""
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(_JoinedWrites(transport, self.loop))  # type: ignore[arg-type]
+        self._joined = _JoinedWrites(transport, self.loop)
+        super().connection_made(self._joined)  # type: ignore[arg-type]
+
+    def eof_received(self) -> None:
+        # The client closed its side after its request (`shutdown(SHUT_WR)`): the transport
+        # closes itself once this returns, not through `close` above, so what is held (the
+        # answer, written already) leaves now, as it would have unjoined.
+        self._joined.flush()
+        super().eof_received()

@@ -15,7 +15,8 @@ them in one go too, and with `appendfsync always` one fsync covers them all. Wit
 command instead: a busy process's requests rarely meet within one turn of the loop, and each
 write costs both sides a system call and Redis a turn of its own loop (its reads, its replies,
 its AOF write); waiting 1 ms made a command cost 0.88 of the server and Redis CPU it cost
-sent at once, beside boardgame.io (docs/operations.md), and a lone command 1 ms more.
+sent at once, beside boardgame.io (docs/operations.md), and each round trip of a request up
+to 1 ms more (a command makes one).
 
 What cannot share a connection is sent by redis-py's own path, on a pooled connection of its
 own: a command that blocks (it would hold up every other), a transaction's or a connection's

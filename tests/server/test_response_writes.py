@@ -9,7 +9,7 @@ from typing import Any
 
 import uvicorn
 
-from server.response_writes import JoinedWritesProtocol, _JoinedWrites
+from server.response_writes import HELD_AT_MOST, JoinedWritesProtocol, _JoinedWrites
 from tests.processes import free_port
 
 
@@ -157,3 +157,48 @@ def test_uvicorn_on_joined_writes_answers_in_full_and_streams_a_body_as_it_comes
     answers, streamed = asyncio.run(scenario())
     assert answers == [b"plain /a", b"plain /b"]
     assert streamed == b"5\r\nfirst\r\n6\r\nsecond\r\n0\r\n\r\n"
+
+
+def test_more_than_the_most_held_leaves_at_once_so_flow_control_still_sees_it() -> None:
+    async def scenario() -> tuple[list[int], list[int]]:
+        transport = RecordingTransport()
+        joined = _JoinedWrites(transport, asyncio.get_running_loop())  # type: ignore[arg-type]
+        piece = b"x" * (HELD_AT_MOST // 2 + 1)
+        for _ in range(3):
+            joined.write(piece)
+        within_the_turn = [len(write) for write in transport.writes]
+        await asyncio.sleep(0)
+        return within_the_turn, [len(write) for write in transport.writes]
+
+    within, after = asyncio.run(scenario())
+    size = HELD_AT_MOST // 2 + 1
+    assert within == [2 * size]  # the first two went as soon as they were too many
+    assert after == [2 * size, size]
+
+
+def test_a_client_that_closes_its_side_after_its_request_still_gets_the_answer() -> None:
+    """`shutdown(SHUT_WR)` after the request (as `nc -N` and some health checkers do): the
+    transport closes itself on the end of input, and what is held goes out before."""
+
+    async def scenario() -> list[bytes]:
+        port = free_port()
+        config = uvicorn.Config(
+            _app, host="127.0.0.1", port=port, http=JoinedWritesProtocol, log_level="warning"
+        )
+        server = uvicorn.Server(config)
+        serving = asyncio.create_task(server.serve())
+        while not server.started:
+            await asyncio.sleep(0.01)
+        server.lifespan.state["go"] = asyncio.Event()
+        answers = []
+        for number in range(20):
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.write(f"GET /half-{number} HTTP/1.1\r\nhost: x\r\n\r\n".encode())
+            writer.write_eof()
+            answers.append(await asyncio.wait_for(_read_response(reader), 5))
+            writer.close()
+        server.should_exit = True
+        await serving
+        return answers
+
+    assert asyncio.run(scenario()) == [b"plain /half-%d" % number for number in range(20)]

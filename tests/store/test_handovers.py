@@ -14,8 +14,9 @@ from domain.errors import IllegalCommand
 from domain.legal import legal_commands
 from domain.state import State
 from server.carddata import load_game_data
+from store import appending
 from store.client import EventStore
-from store.errors import VersionConflict
+from store.errors import HandedOver, VersionConflict
 from store.games import CommandPath, Outcome, execute_op
 from store.handovers import hand_over_op
 from store.reads import current_op
@@ -123,3 +124,27 @@ def test_on_a_single_redis_a_players_command_costs_one_round_trip_hand_over_chec
     with pytest.raises(IllegalCommand):
         _send(store, games, player, state.version, command, "refused in the same trip")
     assert counting.calls == calls + 1
+
+
+@pytest.mark.parametrize("backend", BACKENDS, indirect=True)
+def test_the_append_script_tells_a_stale_head_before_the_hand_over(store: EventStore) -> None:
+    """The script's own order, the command path's cached state aside: a stale expected
+    version is a conflict even for a player who handed their seat over; at the head, the
+    hand-over refuses the append and nothing is written."""
+    games = _path(store)
+    _start(store, games)
+    state, player, _command = _turn(store, games)
+    _hand_over(store, player)
+
+    def append(version: int, command_id: str) -> object:
+        return store.run(
+            appending.append(
+                store.context, "g1", version, [b"{}"], command_id, unless_handed_over=player
+            )
+        )
+
+    with pytest.raises(VersionConflict):
+        append(state.version - 1, "stale")
+    with pytest.raises(HandedOver):
+        append(state.version, "at the head")
+    assert store.run(current_op(games, "g1")).version == state.version
