@@ -5,6 +5,8 @@ comes, and nothing written before a close is lost."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import AsyncIterator
 from typing import Any
 
 import uvicorn
@@ -119,6 +121,25 @@ async def _app(scope: dict[str, Any], receive: Any, send: Any) -> None:
         await send({"type": "http.response.body", "body": body})
 
 
+@contextlib.asynccontextmanager
+async def _served() -> AsyncIterator[int]:
+    """`_app` under uvicorn on the joined writes' protocol: its port, while it serves."""
+    port = free_port()
+    config = uvicorn.Config(
+        _app, host="127.0.0.1", port=port, http=JoinedWritesProtocol, log_level="warning"
+    )
+    server = uvicorn.Server(config)
+    serving = asyncio.create_task(server.serve())
+    while not server.started:
+        await asyncio.sleep(0.01)
+    server.lifespan.state["go"] = asyncio.Event()
+    try:
+        yield port
+    finally:
+        server.should_exit = True
+        await serving
+
+
 async def _read_response(reader: asyncio.StreamReader) -> bytes:
     head = await reader.readuntil(b"\r\n\r\n")
     length = int(head.lower().split(b"content-length: ")[1].split(b"\r\n")[0])
@@ -127,31 +148,21 @@ async def _read_response(reader: asyncio.StreamReader) -> bytes:
 
 def test_uvicorn_on_joined_writes_answers_in_full_and_streams_a_body_as_it_comes() -> None:
     async def scenario() -> tuple[list[bytes], bytes]:
-        port = free_port()
-        config = uvicorn.Config(
-            _app, host="127.0.0.1", port=port, http=JoinedWritesProtocol, log_level="warning"
-        )
-        server = uvicorn.Server(config)
-        serving = asyncio.create_task(server.serve())
-        while not server.started:
-            await asyncio.sleep(0.01)
-        server.lifespan.state["go"] = asyncio.Event()
-        reader, writer = await asyncio.open_connection("127.0.0.1", port)
-        answers = []
-        for path in ("/a", "/b"):  # one kept-alive connection
-            writer.write(f"GET {path} HTTP/1.1\r\nhost: x\r\n\r\n".encode())
-            answers.append(await asyncio.wait_for(_read_response(reader), 5))
-        writer.write(b"GET /stream HTTP/1.1\r\nhost: x\r\n\r\n")
-        await reader.readuntil(b"\r\n\r\n")
-        # The first chunk comes while the app still waits: nothing held to the body's end.
-        first = await asyncio.wait_for(reader.readuntil(b"first\r\n"), 5)
-        _, go = await asyncio.open_connection("127.0.0.1", port)
-        go.write(b"GET /go HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
-        rest = await asyncio.wait_for(reader.readuntil(b"0\r\n\r\n"), 5)
-        writer.close()
-        go.close()
-        server.should_exit = True
-        await serving
+        async with _served() as port:
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            answers = []
+            for path in ("/a", "/b"):  # one kept-alive connection
+                writer.write(f"GET {path} HTTP/1.1\r\nhost: x\r\n\r\n".encode())
+                answers.append(await asyncio.wait_for(_read_response(reader), 5))
+            writer.write(b"GET /stream HTTP/1.1\r\nhost: x\r\n\r\n")
+            await reader.readuntil(b"\r\n\r\n")
+            # The first chunk comes while the app still waits: nothing held to the body's end.
+            first = await asyncio.wait_for(reader.readuntil(b"first\r\n"), 5)
+            _, go = await asyncio.open_connection("127.0.0.1", port)
+            go.write(b"GET /go HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
+            rest = await asyncio.wait_for(reader.readuntil(b"0\r\n\r\n"), 5)
+            writer.close()
+            go.close()
         return answers, first + rest
 
     answers, streamed = asyncio.run(scenario())
@@ -181,24 +192,14 @@ def test_a_client_that_closes_its_side_after_its_request_still_gets_the_answer()
     transport closes itself on the end of input, and what is held goes out before."""
 
     async def scenario() -> list[bytes]:
-        port = free_port()
-        config = uvicorn.Config(
-            _app, host="127.0.0.1", port=port, http=JoinedWritesProtocol, log_level="warning"
-        )
-        server = uvicorn.Server(config)
-        serving = asyncio.create_task(server.serve())
-        while not server.started:
-            await asyncio.sleep(0.01)
-        server.lifespan.state["go"] = asyncio.Event()
         answers = []
-        for number in range(20):
-            reader, writer = await asyncio.open_connection("127.0.0.1", port)
-            writer.write(f"GET /half-{number} HTTP/1.1\r\nhost: x\r\n\r\n".encode())
-            writer.write_eof()
-            answers.append(await asyncio.wait_for(_read_response(reader), 5))
-            writer.close()
-        server.should_exit = True
-        await serving
+        async with _served() as port:
+            for number in range(20):
+                reader, writer = await asyncio.open_connection("127.0.0.1", port)
+                writer.write(f"GET /half-{number} HTTP/1.1\r\nhost: x\r\n\r\n".encode())
+                writer.write_eof()
+                answers.append(await asyncio.wait_for(_read_response(reader), 5))
+                writer.close()
         return answers
 
     assert asyncio.run(scenario()) == [b"plain /half-%d" % number for number in range(20)]

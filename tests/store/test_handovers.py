@@ -24,8 +24,12 @@ from tests.store.conftest import BACKENDS, WITH_CLUSTER
 from tests.store.test_command_path import _Counting, _start
 
 
-def _path(store: EventStore) -> CommandPath:
-    return CommandPath(store.context, load_game_data())
+def _started(store: EventStore) -> tuple[CommandPath, State, str, Command]:
+    """A 2-seat game started on the store: its command path, its head, the player to move
+    and a legal command of theirs."""
+    games = CommandPath(store.context, load_game_data())
+    _start(store, games)
+    return games, *_turn(store, games)
 
 
 def _turn(store: EventStore, games: CommandPath) -> tuple[State, str, Command]:
@@ -61,9 +65,7 @@ def _hand_over(store: EventStore, player: str) -> None:
 def test_a_player_who_handed_their_seat_over_is_refused_and_nothing_is_appended(
     store: EventStore,
 ) -> None:
-    games = _path(store)
-    _start(store, games)
-    state, player, command = _turn(store, games)
+    games, state, player, command = _started(store)
     _hand_over(store, player)
     with pytest.raises(IllegalCommand) as refused:
         _send(store, games, player, state.version, command, "after")
@@ -78,9 +80,7 @@ def test_a_player_who_handed_their_seat_over_is_refused_and_nothing_is_appended(
 def test_a_command_accepted_before_the_hand_over_and_sent_again_gets_its_first_answer(
     store: EventStore,
 ) -> None:
-    games = _path(store)
-    _start(store, games)
-    state, player, command = _turn(store, games)
+    games, state, player, command = _started(store)
     first = _send(store, games, player, state.version, command, "before")
     _hand_over(store, player)
     again = _send(store, games, player, state.version, command, "before")
@@ -91,9 +91,7 @@ def test_a_command_accepted_before_the_hand_over_and_sent_again_gets_its_first_a
 def test_a_handed_over_player_hears_of_a_stale_version_first_and_of_the_hand_over_before_rules(
     store: EventStore,
 ) -> None:
-    games = _path(store)
-    _start(store, games)
-    state, mover, command = _turn(store, games)
+    games, state, mover, command = _started(store)
     other = next(player for player in state.players if player != mover)
     _hand_over(store, other)
     with pytest.raises(VersionConflict):
@@ -112,9 +110,7 @@ def test_on_a_single_redis_a_players_command_costs_one_round_trip_hand_over_chec
 ) -> None:
     counting = _Counting(client)
     store = EventStore(counting, prefix=prefix)
-    games = _path(store)
-    _start(store, games)
-    state, player, command = _turn(store, games)
+    games, state, player, command = _started(store)
     calls = counting.calls
     _send(store, games, player, state.version, command, "one trip")
     assert counting.calls == calls + 1
@@ -131,9 +127,7 @@ def test_the_append_script_tells_a_stale_head_before_the_hand_over(store: EventS
     """The script's own order, the command path's cached state aside: a stale expected
     version is a conflict even for a player who handed their seat over; at the head, the
     hand-over refuses the append and nothing is written."""
-    games = _path(store)
-    _start(store, games)
-    state, player, _command = _turn(store, games)
+    games, state, player, _command = _started(store)
     _hand_over(store, player)
 
     def append(version: int, command_id: str) -> object:
