@@ -1,5 +1,6 @@
-"""uvicorn's HTTP/1.1 protocol with a response's writes joined: what one turn of the event
-loop writes to a connection leaves in one send.
+"""uvicorn's HTTP/1.1 protocol with a response's writes joined (what one turn of the event
+loop writes to a connection leaves in one send), and an answer for a client that closed its
+side of the connection after its request.
 
 Why: uvicorn writes a response's status line and headers, then its body, each at once, so
 every answer cost two sends, two TCP segments and two wake-ups of the client; on loopback a
@@ -71,9 +72,15 @@ class JoinedWritesProtocol(HttpToolsProtocol):
         self._joined = _JoinedWrites(transport, self.loop)
         super().connection_made(self._joined)  # type: ignore[arg-type]
 
-    def eof_received(self) -> None:
-        # The client closed its side after its request (`shutdown(SHUT_WR)`): the transport
-        # closes itself once this returns, not through `close` above, so what is held (the
-        # answer, written already) leaves now, as it would have unjoined.
+    def eof_received(self) -> bool:  # type: ignore[override]  # asyncio.Protocol: bool | None
+        """The client closed its side after its request (`shutdown(SHUT_WR)`, as `nc -N` and
+        some health checkers do). A request it sent whole is still answered: the connection
+        stays open for writing until that answer (or the last of the requests it pipelined)
+        is sent, then closes. Without one, the connection closes now, and what is held (an
+        answer written already) leaves first, as it would have unjoined."""
+        newest = self.cycle  # the last request read (any before it are answered first)
+        if newest is not None and not newest.response_complete and not newest.more_body:
+            newest.keep_alive = False  # its answer sent, the connection closes
+            return True  # open for writing still (asyncio.Protocol.eof_received)
         self._joined.flush()
-        super().eof_received()
+        return False

@@ -92,8 +92,9 @@ def test_everything_else_is_the_transports_own() -> None:
 
 
 async def _app(scope: dict[str, Any], receive: Any, send: Any) -> None:
-    """A plain answer at /plain; at /stream a body in two chunks, the second sent only after
-    the client says (at /go) that it has read the first."""
+    """A plain answer at any other path, after a wait at /slow-*, the request's body at /echo;
+    at /stream a body in two chunks, the second sent only after the client says (at /go)
+    that it has read the first."""
     if scope["type"] == "lifespan":
         while (await receive())["type"] != "lifespan.shutdown":
             await send({"type": "lifespan.startup.complete"})
@@ -111,6 +112,16 @@ async def _app(scope: dict[str, Any], receive: Any, send: Any) -> None:
         await send({"type": "http.response.body", "body": b"second"})
     else:
         body = b"plain " + scope["path"].encode()
+        if scope["path"].startswith("/slow"):
+            await asyncio.sleep(0.02)  # as a request waits on Redis
+        elif scope["path"] == "/echo":
+            body = b""
+            while (message := await receive())["type"] == "http.request":
+                body += message["body"]
+                if not message["more_body"]:
+                    break
+            else:
+                return  # the client went away
         await send(
             {
                 "type": "http.response.start",
@@ -188,8 +199,8 @@ def test_more_than_the_most_held_leaves_at_once_so_flow_control_still_sees_it() 
 
 
 def test_a_client_that_closes_its_side_after_its_request_still_gets_the_answer() -> None:
-    """`shutdown(SHUT_WR)` after the request (as `nc -N` and some health checkers do): the
-    transport closes itself on the end of input, and what is held goes out before."""
+    """`shutdown(SHUT_WR)` after the request (as `nc -N` and some health checkers do), when
+    the answer is written already: what is held goes out before the connection closes."""
 
     async def scenario() -> list[bytes]:
         answers = []
@@ -203,3 +214,59 @@ def test_a_client_that_closes_its_side_after_its_request_still_gets_the_answer()
         return answers
 
     assert asyncio.run(scenario()) == [b"plain /half-%d" % number for number in range(20)]
+
+
+def test_a_client_that_closes_its_side_gets_an_answer_the_app_writes_later_then_the_close() -> None:
+    """A request answered after a wait (as one waits on Redis), from a client that has closed
+    its side already: the connection stays open for the answer, then closes (plain uvicorn
+    closed it on the end of input, and the client got nothing)."""
+
+    async def scenario() -> list[tuple[bytes, bytes]]:
+        answers = []
+        async with _served() as port:
+            for number in range(20):
+                reader, writer = await asyncio.open_connection("127.0.0.1", port)
+                writer.write(f"GET /slow-{number} HTTP/1.1\r\nhost: x\r\n\r\n".encode())
+                writer.write_eof()
+                answer = await asyncio.wait_for(_read_response(reader), 5)
+                answers.append((answer, await asyncio.wait_for(reader.read(), 5)))
+                writer.close()
+        return answers
+
+    assert asyncio.run(scenario()) == [(b"plain /slow-%d" % number, b"") for number in range(20)]
+
+
+def test_pipelined_requests_before_the_close_of_the_clients_side_are_all_answered() -> None:
+    async def scenario() -> tuple[list[bytes], bytes]:
+        async with _served() as port:
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            for path in ("/slow-1", "/slow-2", "/slow-3"):
+                writer.write(f"GET {path} HTTP/1.1\r\nhost: x\r\n\r\n".encode())
+            writer.write_eof()
+            answers = [await asyncio.wait_for(_read_response(reader), 5) for _ in range(3)]
+            rest = await asyncio.wait_for(reader.read(), 5)
+            writer.close()
+        return answers, rest
+
+    assert asyncio.run(scenario()) == ([b"plain /slow-1", b"plain /slow-2", b"plain /slow-3"], b"")
+
+
+def test_a_request_cut_short_by_the_close_of_the_clients_side_is_not_waited_for() -> None:
+    """Its body can never come whole: the connection closes, the app is told the client
+    went away, and nothing hangs."""
+
+    async def scenario() -> tuple[bytes, bytes]:
+        async with _served() as port:
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.write(b"POST /echo HTTP/1.1\r\nhost: x\r\ncontent-length: 10\r\n\r\nabc")
+            writer.write_eof()
+            cut = await asyncio.wait_for(reader.read(), 5)
+            writer.close()
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.write(b"POST /echo HTTP/1.1\r\nhost: x\r\ncontent-length: 3\r\n\r\nabc")
+            writer.write_eof()
+            whole = await asyncio.wait_for(_read_response(reader), 5)
+            writer.close()
+        return cut, whole
+
+    assert asyncio.run(scenario()) == (b"", b"abc")

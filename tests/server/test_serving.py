@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import random
 import signal
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -142,3 +143,27 @@ def _children(pid: int) -> list[int]:
             if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
                 found.append(int(entry))
     return found
+
+
+@pytest.mark.redis
+def test_the_default_server_answers_a_client_that_closed_its_side_after_its_request(
+    live_server: LiveServer,
+) -> None:
+    """`shutdown(SHUT_WR)` right after the request, as `nc -N` and some health checkers do:
+    the answer (which waits on Redis) still comes, then the close (docs/operations.md)."""
+    requests = [b"GET /healthz HTTP/1.1\r\nhost: x\r\n\r\n"] * 10
+    body = b'{"name": "half"}'
+    requests.append(
+        b"POST /api/players HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\n"
+        b"content-length: %d\r\n\r\n%s" % (len(body), body)
+    )
+    answers = []
+    for request in requests:
+        with socket.create_connection(("127.0.0.1", live_server.port), timeout=10) as client:
+            client.sendall(request)
+            client.shutdown(socket.SHUT_WR)
+            answer = b""
+            while chunk := client.recv(65536):  # to the server's close
+                answer += chunk
+        answers.append(answer.split(b"\r\n", 1)[0])
+    assert answers == [b"HTTP/1.1 200 OK"] * 10 + [b"HTTP/1.1 201 Created"], live_server.log()
