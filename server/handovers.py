@@ -24,10 +24,8 @@ Enqueue = Callable[[str, str, int], None]
 
 
 class HandoverService:
-    def __init__(
-        self, store: AsyncEventStore, path: CommandPath, prefix: str, enqueue: Enqueue
-    ) -> None:
-        self.store, self.path, self.prefix, self.enqueue = store, path, prefix, enqueue
+    def __init__(self, store: AsyncEventStore, path: CommandPath, enqueue: Enqueue) -> None:
+        self.store, self.path, self.enqueue = store, path, enqueue
 
     async def resign(self, game_id: str, player: str) -> models.Resigned:
         state = await self.store.run(reads.current_op(self.path, game_id))
@@ -36,6 +34,8 @@ class HandoverService:
         seat = state.seat_of(player)
         if seat is None:
             raise NotSeated(game_id)
-        level = await self.store.run(hand_over_op(self.prefix, game_id, player, HANDOVER_LEVEL))
+        level = await self.store.run(
+            hand_over_op(self.path.context.keys, game_id, player, HANDOVER_LEVEL)
+        )
         await asyncio.to_thread(self.enqueue, game_id, player, seat)
         return models.Resigned(game_id, seat, level, state.version)

@@ -73,7 +73,7 @@ def build_services(
         allow=Allowlist.parse(webhook_allow),
         confirm=confirm_email or _no_mail,
     )
-    handovers = HandoverService(store, path, prefix, enqueue or _no_workers)
+    handovers = HandoverService(store, path, enqueue or _no_workers)
     listings = ListingService(store, path, keys, clock=clock, clocks=games.clocks)
     vacations = VacationService(store, keys, away or _no_clocks, clock=clock)
     talk = TalkService(games, accounts)

@@ -6,9 +6,10 @@
 --
 -- KEYS[1] the game's event stream, KEYS[2] its command records (a hash), KEYS[3] the outbox
 --         stream of its shard, KEYS[4] the game's archive (docs/store.md, "Archive"). All
---         four share one hash tag, hence one cluster slot. KEYS[5], only when ARGV[12] names
---         a player: the game's hand-overs (`store.handovers`), in no slot of the game's, so
---         only on a single Redis (on a cluster the client asks it before).
+--         four share one hash tag, hence one cluster slot. Only when ARGV[12] names a player:
+--         KEYS[5] the game's hand-overs (`store.handovers`, the same slot), and on a single
+--         Redis KEYS[6], those made before they moved there (in no slot of the game's: on a
+--         cluster the client asks it before).
 -- ARGV[1] game id
 -- ARGV[2] the expected head, "<version> <32 raw bytes>" (the lean form of docs/store.md)
 -- ARGV[3] the same head as a game stored before the lean form keeps it, "<version> <hex>"
@@ -100,8 +101,12 @@ end
 --    the append, so that no command of theirs lands after the hand-over and no command
 --    costs a round trip of its own for it. After the idempotency (a command accepted before
 --    the hand-over, sent again, gets its result) and the head (a stale version is told first).
-if ARGV[12] ~= '' and redis.call('HEXISTS', KEYS[5], ARGV[12]) == 1 then
-  return {'handed'}
+if ARGV[12] ~= '' then
+  for index = 5, #KEYS do
+    if redis.call('HEXISTS', KEYS[index], ARGV[12]) == 1 then
+      return {'handed'}
+    end
+  end
 end
 
 -- 4. The writes. Entry id `<version>-1` makes XADD refuse an id at or below the stream's

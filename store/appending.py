@@ -15,7 +15,7 @@ from typing import Any, cast
 from store import archived, chain
 from store.context import Context
 from store.errors import CommandIdReused, DuplicateCommand, HandedOver, VersionConflict
-from store.handovers import handovers_key
+from store.handovers import legacy_handovers_key
 from store.keys import check_command_id
 from store.protocol import Op, evaluate
 from store.records import (
@@ -79,6 +79,7 @@ class AppendCall:
         "first",
         "game_id",
         "handed",
+        "handovers",
         "hashes",
         "keys",
         "last",
@@ -127,14 +128,19 @@ class AppendCall:
         self.previous = ctx.heads.get(game_id, expected_version)
         self.hashes: list[bytes] = []
         self.retried = False
-        if unless_handed_over and ctx.cluster:
-            raise ValueError("on a cluster the hand-over is asked before the append")
         self.handed = unless_handed_over
+        # The game's hand-overs when they refuse the call, and those of before they moved into
+        # its slot (`store.handovers`) too, where the script can reach them: not on a cluster.
+        self.handovers: tuple[str, ...] = ()
+        if unless_handed_over:
+            self.handovers = (self.keys.handed,)
+            if not ctx.cluster:
+                self.handovers += (legacy_handovers_key(ctx.keys.prefix, game_id),)
 
     @property
     def numkeys(self) -> int:
-        """The script's keys: the game's four, and its hand-overs when they refuse the call."""
-        return 5 if self.handed else 4
+        """The script's keys: the game's four, and the hand-overs that refuse the call."""
+        return 4 + len(self.handovers)
 
     def arguments(self) -> tuple[Any, ...]:
         """KEYS and ARGV of `append.lua` (see its header), chained from `previous`."""
@@ -148,7 +154,7 @@ class AppendCall:
             keys.commands,
             keys.outbox,
             archived.archive_key(keys),
-            *((handovers_key(self.ctx.keys.prefix, self.game_id),) if self.handed else ()),
+            *self.handovers,
             self.game_id,
             # unknown head hash: the script answers with the true one
             expected.encode() + raw if previous is not None else expected,
@@ -228,8 +234,9 @@ def append(  # noqa: PLR0917 (the issue's signature: append(game, version, event
 
     Raises `VersionConflict(current)` when the game is not at `expected_version`,
     `HandedOver` when `unless_handed_over` names a player who handed their seat to a bot for
-    good (checked with the append, atomically; a single Redis only: on a cluster the caller
-    asks `store.handovers` first), and `StoreUnavailable` when Redis cannot be reached: then
+    good (checked with the append, atomically; on a cluster the hand-overs of before they
+    moved into the game's slot are out of the script's reach, and the caller asks them
+    first: `store.handovers`), and `StoreUnavailable` when Redis cannot be reached: then
     whether the append landed is unknown, and retrying with the same command id is safe.
 
     Retries: redis-py re-sends a command after a connection or timeout error when its client

@@ -16,7 +16,7 @@ decided again on the newer state, a bounded number of times.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import msgspec
 from cachetools import LRUCache
@@ -38,7 +38,8 @@ from store.errors import (
     NotSeated,
     VersionConflict,
 )
-from store.handovers import handed_over_op
+from store.handovers import handed_over_earlier_op, handed_over_op
+from store.keys import KeySpace
 from store.loading import SnapshotPolicy, drop_snapshot_op, snapshot_if_due_op
 from store.protocol import Op
 from store.reads import current_op, events_op
@@ -217,26 +218,35 @@ def decide_op(
     and digest of the request, is looked up before any refusal: an accepted request sent
     again gets its first answer (`DuplicateCommand`), not a refusal. With
     `handover_at_append` the append that follows checks the hand-over itself (`appending`),
-    so it is asked here only before a refusal of the rules, which it comes before."""
+    so it is asked here only before a refusal of the rules, which it comes before (and, on a
+    cluster, where the script cannot reach them, the hand-overs of before they moved into
+    the game's slot: `store.handovers`)."""
+    keys = path.context.keys
 
     def before_refusing() -> Op[None]:
         if earlier is not None:
             yield from _raise_if_known(path, game_id, *earlier)
 
-    def handed_over() -> Op[bool]:
-        return (not by) and (yield from handed_over_op(path.context.keys.prefix, game_id, player))
+    def handed_over(asked: Callable[[KeySpace, str, str], Op[bool]]) -> Op[bool]:
+        return (not by) and (yield from asked(keys, game_id, player))
 
     if state.version != expected_version:
         yield from before_refusing()
         raise VersionConflict(state.version)
-    if not handover_at_append and (yield from handed_over()):
+    if not handover_at_append:
+        before = handed_over_op
+    elif path.context.cluster:
+        before = handed_over_earlier_op
+    else:
+        before = None
+    if before is not None and (yield from handed_over(before)):
         yield from before_refusing()
         raise _handed_over_refusal()
     try:
         events, after = decide_all(state, seat, commands)
     except CommandRefused:
         yield from before_refusing()
-        if handover_at_append and (yield from handed_over()):
+        if handover_at_append and (yield from handed_over(handed_over_op)):
             raise _handed_over_refusal() from None
         raise
     return Decided(seat, state, tuple(events), after)
@@ -267,10 +277,8 @@ def execute_op(
     seat = seat_for(state, game_id, player)
     command_id = player_command_id(player, command_id)
     request = request_digest(seat, expected_version, commands)
-    # On a single Redis the append checks the hand-over itself, in the same script: no round
-    # trip of its own, and no command of the player lands after it. A cluster keeps the
-    # hand-overs in a slot of their own, so there they are asked first.
-    at_append = not path.context.cluster
+    # The append checks the hand-over itself, in the same script: no round trip of its own,
+    # and no command of the player lands after it.
     try:
         decided = yield from decide_op(
             path,
@@ -282,7 +290,7 @@ def execute_op(
             commands=commands,
             by=by,
             earlier=(command_id, request),
-            handover_at_append=at_append,
+            handover_at_append=True,
         )
         outcome = yield from append_op(
             path,
@@ -300,7 +308,7 @@ def execute_op(
                 by,
             ),
             request=request,
-            unless_handed_over=player if at_append and not by else "",
+            unless_handed_over="" if by else player,
         )
     except DuplicateCommand as done:
         outcome = yield from first_result_op(path, game_id, done.first_result)

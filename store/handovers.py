@@ -1,30 +1,65 @@
 """Seats handed to a bot for good during play (a player resigns): the bot that plays each one
 from then on. Kept beside the game, not in its rules log: who moves a seat is not a rule; the
-record shows it in each command's `by`. Store operations in the style of `store.protocol`."""
+record shows it in each command's `by`. Store operations in the style of `store.protocol`.
+
+A game's hand-overs are a hash in the game's own slot (`GameKeys.handed`), so that the
+append script refuses a command of a player who handed their seat over in the same atomic
+step, on a cluster too. They were kept under `<prefix>:handed:<game>` before (another slot):
+those are still read, never written (`legacy_handovers_key`; docs/operations.md, "Upgrading").
+"""
 
 from __future__ import annotations
 
+from store.keys import KeySpace
 from store.protocol import Call, Op, reply_text
 
 
-def handovers_key(prefix: str, game_id: str) -> str:
+def legacy_handovers_key(prefix: str, game_id: str) -> str:
+    """Where a game's hand-overs made before they moved into its slot are."""
     return f"{prefix}:handed:{game_id}"
 
 
-def hand_over_op(prefix: str, game_id: str, player_id: str, level: str) -> Op[str]:
+def hand_over_op(keys: KeySpace, game_id: str, player_id: str, level: str) -> Op[str]:
     """Hand the player's seat to a bot of `level`, once: the level that plays it now (the
     first one, when it was handed over before)."""
-    key = handovers_key(prefix, game_id)
+    earlier = yield Call("hget", (legacy_handovers_key(keys.prefix, game_id), player_id))
+    if earlier is not None:
+        return reply_text(earlier)
+    key = keys.game(game_id).handed
     yield Call("hsetnx", (key, player_id, level))
     return reply_text((yield Call("hget", (key, player_id))))
 
 
-def handovers_op(prefix: str, game_id: str) -> Op[dict[str, str]]:
-    """The bot level of each player who handed their seat over in this game."""
-    found = yield Call("hgetall", (handovers_key(prefix, game_id),))
+def handovers_op(keys: KeySpace, game_id: str) -> Op[dict[str, str]]:
+    """The bot level of each player who handed their seat over in this game (the two parts
+    below, one after the other; gathered with others, ask each part as an op of its own)."""
+    found = yield from game_handovers_op(keys, game_id)
+    return found | (yield from earlier_handovers_op(keys, game_id))
+
+
+def game_handovers_op(keys: KeySpace, game_id: str) -> Op[dict[str, str]]:
+    """The hand-overs kept in the game's slot."""
+    return _levels((yield Call("hgetall", (keys.game(game_id).handed,))))
+
+
+def earlier_handovers_op(keys: KeySpace, game_id: str) -> Op[dict[str, str]]:
+    """The hand-overs made before they moved into the game's slot (none in a new game)."""
+    return _levels((yield Call("hgetall", (legacy_handovers_key(keys.prefix, game_id),))))
+
+
+def _levels(found: dict[bytes | str, bytes | str]) -> dict[str, str]:
     return {reply_text(player): reply_text(level) for player, level in found.items()}
 
 
-def handed_over_op(prefix: str, game_id: str, player_id: str) -> Op[bool]:
+def handed_over_op(keys: KeySpace, game_id: str, player_id: str) -> Op[bool]:
     """Whether the player handed their seat over: then they may no longer act in the game."""
-    return bool((yield Call("hexists", (handovers_key(prefix, game_id), player_id))))
+    if (yield Call("hexists", (keys.game(game_id).handed, player_id))):
+        return True
+    return (yield from handed_over_earlier_op(keys, game_id, player_id))
+
+
+def handed_over_earlier_op(keys: KeySpace, game_id: str, player_id: str) -> Op[bool]:
+    """Whether the player handed their seat over before the hand-overs moved into the game's
+    slot: what a command path on a cluster asks before its append, whose script checks the
+    game's own hand-overs but cannot reach these there."""
+    return bool((yield Call("hexists", (legacy_handovers_key(keys.prefix, game_id), player_id))))

@@ -22,6 +22,9 @@ class GameKeys(NamedTuple):
     commands: str
     snapshot: str
     outbox: str
+    handed: str
+    """The players who handed their seat to a bot for good (`store.handovers`): in the game's
+    slot, so that the append script checks it on a cluster too."""
 
 
 def entry_id(version: int) -> str:
@@ -74,6 +77,7 @@ class KeySpace:
                 base + "commands",
                 base + "snapshot",
                 self.outbox(shard),
+                base + "handed",
             )
             if len(self._games) >= 4096:
                 self._games.clear()

@@ -21,8 +21,8 @@ def key_memory(client: Any, key: str) -> int:
 
 
 def game_memory(client: Any, keys: GameKeys) -> dict[str, int]:
-    """Bytes per key of one game (its events, commands, snapshot and archive; the outbox is
-    the shard's, not the game's, and is left out), and their `total`."""
+    """Bytes per key of one game (its events, commands, snapshot, hand-overs and archive; the
+    outbox is the shard's, not the game's, and is left out), and their `total`."""
     found = {
         name: key_memory(client, key)
         for name, key in zip(keys._fields, keys, strict=True)

@@ -28,7 +28,7 @@ def levels_of(
     """The bot level that plays each player of the game ("" for a person), seats handed
     over included (`handed`, the game's handovers, if read already)."""
     if handed is None:
-        handed = context.store.run(handovers_op(context.accounts.prefix, game_id))
+        handed = context.store.run(handovers_op(context.path.context.keys, game_id))
     return {player: handed.get(player) or _level(context, player) for player in state.players}
 
 

@@ -24,7 +24,7 @@ from domain.evolve import fold
 from domain.state import State
 from projections.notices import Notice, notices_for
 from projections.timekeeping import CLOCK_BY
-from store.handovers import handovers_op
+from store.handovers import earlier_handovers_op, game_handovers_op
 from store.notifications import channels_op, decided_op
 from store.reads import batches_op, current_op, events_op, last_batch_op, log_op
 from store.records import Batch, meta_decoder
@@ -75,13 +75,14 @@ def game_moved(game_id: str, first_version: int, version: int) -> str:
     # who plays each seat and how each player is told, in one round trip again (with the
     # note of the person's decision: what they are told next starts after it)
     players = state.players
-    handed, *found = context.store.gather(
-        handovers_op(context.accounts.prefix, game_id),
+    handed, earlier, *found = context.store.gather(
+        game_handovers_op(context.path.context.keys, game_id),
+        earlier_handovers_op(context.path.context.keys, game_id),
         *(channels_op(context.notifications, player) for player in players),
         *([decided] if decided is not None else []),
     )
     channels = dict(zip(players, found[: len(players)], strict=True))
-    levels = levels_of(context, game_id, state, handed)
+    levels = levels_of(context, game_id, state, handed | earlier)
     persons = {player for player, level in levels.items() if not level}
     notices = notices_for(state, appended, acted_by, persons, timed_out=timed_out)
     if head.version != version:  # the decision passed on already: that turn is over

@@ -185,7 +185,8 @@ def _awaiting(context: WorkerContext, player_id: str) -> list[tuple[str, int, in
     )
     games = {game_id for game_id, _listed in listed}
     mine = [e for e in kept if e.game_id in games and e.phase == "playing" and e.your_decision]
-    handed = context.store.gather(*(handovers_op(prefix, e.game_id) for e in mine))
+    keys = context.path.context.keys
+    handed = context.store.gather(*(handovers_op(keys, e.game_id) for e in mine))
     return [
         (e.game_id, e.seat, e.version, e.since or "")
         for e, bots in zip(mine, handed, strict=True)

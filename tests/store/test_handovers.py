@@ -1,13 +1,16 @@
 """A seat handed to a bot for good (R7, `store.handovers`): its player acts no more, whatever
-they send and whenever the hand-over lands; a bot acts for the seat; a command accepted
-before is still answered; and on a single Redis the check rides with the append (one round
-trip a command), on a cluster it is asked before."""
+they send and whenever the hand-over lands, on a single Redis and on a cluster; a bot acts
+for the seat; a command accepted before is still answered; the check rides with the append
+(one round trip a command on a single Redis); and hand-overs kept where they were before they
+moved into the game's slot still count."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import pytest
+from redis.exceptions import ResponseError
 
 from domain.commands import Command
 from domain.errors import IllegalCommand
@@ -18,10 +21,13 @@ from store import appending
 from store.client import EventStore
 from store.errors import HandedOver, VersionConflict
 from store.games import CommandPath, Outcome, execute_op
-from store.handovers import hand_over_op
+from store.handovers import hand_over_op, handovers_op, legacy_handovers_key
+from store.protocol import Eval, Op
 from store.reads import current_op
 from tests.store.conftest import BACKENDS, WITH_CLUSTER
 from tests.store.test_command_path import _Counting, _start
+
+T = TypeVar("T")
 
 
 def _started(store: EventStore) -> tuple[CommandPath, State, str, Command]:
@@ -58,7 +64,30 @@ def _send(  # noqa: PLR0917 (a test's shorthand)
 
 
 def _hand_over(store: EventStore, player: str) -> None:
-    store.run(hand_over_op(store.keys.prefix, "g1", player, "greedy"))
+    store.run(hand_over_op(store.keys, "g1", player, "greedy"))
+
+
+def _hand_over_before_they_moved(store: EventStore, player: str) -> None:
+    """A hand-over as a server of before they moved into the game's slot kept it."""
+    store.client.hset(legacy_handovers_key(store.keys.prefix, "g1"), player, "greedy")
+
+
+def _acting_before_the_append(op: Op[T], act: Callable[[], None]) -> Op[T]:
+    """`op`, with `act` done just before its append script is sent: after every question
+    the command path asks first and every decision it makes."""
+    reply: Any = None
+    error: ResponseError | None = None
+    while True:
+        try:
+            request = op.send(reply) if error is None else op.throw(error)
+        except StopIteration as done:
+            return done.value  # type: ignore[no-any-return]
+        if isinstance(request, Eval) and request.script == "append":
+            act()
+        try:
+            reply, error = (yield request), None
+        except ResponseError as refused:
+            reply, error = None, refused
 
 
 @pytest.mark.parametrize("backend", WITH_CLUSTER, indirect=True)
@@ -122,7 +151,54 @@ def test_on_a_single_redis_a_players_command_costs_one_round_trip_hand_over_chec
     assert counting.calls == calls + 1
 
 
+@pytest.mark.parametrize("backend", WITH_CLUSTER, indirect=True)
+def test_a_hand_over_landing_after_the_command_was_decided_still_refuses_it(
+    store: EventStore,
+) -> None:
+    """The race a check before the append would lose: the player's command decided, their
+    hand-over lands, then their append arrives. The script refuses it, on a cluster too."""
+    games, state, player, command = _started(store)
+    op = execute_op(
+        games, "g1", player=player, expected_version=state.version, command_id="racing",
+        commands=[command], now="2026-12-03T08:00:00.000Z",
+    )  # fmt: skip
+    with pytest.raises(IllegalCommand) as refused:
+        store.run(_acting_before_the_append(op, lambda: _hand_over(store, player)))
+    assert refused.value.code == "seat_handed_over"
+    assert store.run(current_op(games, "g1")).version == state.version
+
+
+@pytest.mark.parametrize("backend", WITH_CLUSTER, indirect=True)
+def test_a_hand_over_kept_where_it_was_before_they_moved_still_refuses_and_still_counts(
+    store: EventStore,
+) -> None:
+    games, state, player, command = _started(store)
+    _hand_over_before_they_moved(store, player)
+    with pytest.raises(IllegalCommand) as refused:
+        _send(store, games, player, state.version, command, "after an old hand-over")
+    assert refused.value.code == "seat_handed_over"
+    assert store.run(current_op(games, "g1")).version == state.version
+    assert store.run(handovers_op(store.keys, "g1")) == {player: "greedy"}
+    # Handed over again (a second resign), it stays the first level, and stays where it is.
+    assert store.run(hand_over_op(store.keys, "g1", player, "other")) == "greedy"
+    assert not store.client.exists(store.keys.game("g1").handed)
+
+
 @pytest.mark.parametrize("backend", BACKENDS, indirect=True)
+def test_on_a_single_redis_an_old_hand_over_is_checked_in_the_same_round_trip(
+    client: Any, prefix: str
+) -> None:
+    counting = _Counting(client)
+    store = EventStore(counting, prefix=prefix)
+    games, state, player, command = _started(store)
+    _hand_over_before_they_moved(store, player)
+    calls = counting.calls
+    with pytest.raises(IllegalCommand):
+        _send(store, games, player, state.version, command, "refused in one trip")
+    assert counting.calls == calls + 1
+
+
+@pytest.mark.parametrize("backend", WITH_CLUSTER, indirect=True)
 def test_the_append_script_tells_a_stale_head_before_the_hand_over(store: EventStore) -> None:
     """The script's own order, the command path's cached state aside: a stale expected
     version is a conflict even for a player who handed their seat over; at the head, the
