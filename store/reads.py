@@ -62,6 +62,16 @@ def batches_op(path: CommandPath, game_id: str) -> Op[list[Batch]]:
     return (yield from streams.batches(path.context, game_id))
 
 
+def batches_around_op(path: CommandPath, game_id: str, since: int, to: int) -> Op[list[Batch]]:
+    """The appends that hold the versions `since` to `to` (`streams.batches_around`)."""
+    return (yield from streams.batches_around(path.context, game_id, since, to))
+
+
+def metadata_at_op(path: CommandPath, game_id: str, first_version: int) -> Op[bytes]:
+    """The metadata of the append that began at `first_version`."""
+    return (yield from streams.metadata_at(path.context, game_id, first_version))
+
+
 def read_op(path: CommandPath, game_id: str, after: int, to: int) -> Op[list[StoredEvent]]:
     """The stored events after version `after` up to `to`."""
     return (yield from streams.read(path.context, game_id, after=after, to=to))

@@ -152,6 +152,34 @@ def batches(ctx: Context, game_id: str) -> Op[list[Batch]]:
     return batches_of(reply)
 
 
+BATCH_LOOKBACK = 32
+"""Entries read back at a time to find where an append began (one is rarely longer)."""
+
+
+def batches_around(ctx: Context, game_id: str, since: int, version: int) -> Op[list[Batch]]:
+    """The appends that hold the versions `since` to `version` (from 1 when `since` is 0),
+    the last one cut at `version`: what a seat is told happened since its last decision,
+    read from that part of the stream alone (the whole game grows with every move)."""
+    key = ctx.keys.game(game_id).events
+    start = max(since, 1)
+    low = max(start - BATCH_LOOKBACK + 1, 1)
+    entries = list((yield Call("xrange", (key, entry_id(low), entry_id(version)))))
+    if not entries:  # archived (or no such game): from the whole game as it is kept
+        every = yield from batches(ctx, game_id)
+        return [
+            _closed(b, min(b.last_version, version))
+            for b in every
+            if b.last_version >= start and b.first_version <= version
+        ]
+    found = batches_of(entries)
+    while low > 1 and (not found or found[0].first_version > start):
+        # the append that holds `start` began further back
+        end, low = entry_id(low), max(low - BATCH_LOOKBACK, 1)
+        entries[:0] = yield Call("xrange", (key, entry_id(low), "(" + end))
+        found = batches_of(entries)
+    return [batch for batch in found if batch.last_version >= start]
+
+
 def batches_of(entries: Sequence[Any]) -> list[Batch]:
     """The appends of a whole stream read by XRANGE: each runs from an entry with a command
     id to the entry before the next one."""

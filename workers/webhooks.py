@@ -40,7 +40,7 @@ from store.notifications import (
     watching_op,
 )
 from store.protocol import Op
-from store.reads import batches_op, current_op, hash_at_op, log_op, read_op
+from store.reads import batches_around_op, current_op, hash_at_op, log_op, read_op
 from store.records import Batch, meta_decoder
 from store.talk import KEPT, thread_op
 from store.time_controls import time_control_op
@@ -285,7 +285,7 @@ def document_of(
     head, stored, batches, said, control = context.store.gather(
         current_op(context.path, game_id),
         read_op(context.path, game_id, since, version),
-        batches_op(context.path, game_id),
+        batches_around_op(context.path, game_id, since, version),
         thread_op(context.accounts.prefix, game_id, count=KEPT),
         time_control_op(context.accounts.prefix, game_id),
     )

@@ -13,6 +13,7 @@ from redis.exceptions import ResponseError
 
 from bench.memory import play_finished_game
 from server.carddata import load_game_data
+from store import streams
 from store.archive import unpack
 from store.archived import Archived, archive_key
 from store.archiving import archive_game, archive_game_op
@@ -40,6 +41,8 @@ def _reads(store: EventStore, game_id: str) -> list[Any]:
         fresh.verify(game_id),
         batches,
         fresh.last_batch(game_id),
+        fresh.run(streams.batches_around(fresh.context, game_id, 20, 30)),
+        fresh.run(streams.batches_around(fresh.context, game_id, 0, 3)),
         [fresh.command_record(game_id, b.command_id) for b in batches],
         fresh.command_result(game_id, "no-such-command"),
         list(fresh.follow(game_id, after=30, timeout=0)),

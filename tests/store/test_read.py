@@ -6,12 +6,16 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+import uuid
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from store.chain import ZERO_HASH, verify
 from store.client import EventStore
 from store.records import Batch, Head
+from store.streams import BATCH_LOOKBACK, batches_around
 from tests.store.conftest import WITH_CLUSTER, AsyncStoreFactory, run_async
 
 pytestmark = pytest.mark.parametrize("backend", WITH_CLUSTER, indirect=True)
@@ -60,6 +64,33 @@ def test_the_batches_list_every_command_with_its_metadata_and_versions(
         Batch("cmd-1", b'{"i":1}', 4, 4),
         Batch("cmd-2", b'{"i":2}', 5, 8),
     ]
+
+
+@settings(
+    max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    sizes=st.lists(st.integers(1, 2 * BATCH_LOOKBACK + 5), min_size=1, max_size=8),
+    data=st.data(),
+)
+def test_the_appends_around_some_versions_are_those_of_the_whole_game_that_hold_them(
+    store: EventStore, sizes: list[int], data: st.DataObject
+) -> None:
+    """What a notification tells happened since a seat's last decision, read from that part
+    of the stream alone: the same appends as the whole game's list, the last one cut at the
+    version told (appends longer than one look back included)."""
+    game_id = f"g{uuid.uuid4().hex[:10]}"
+    _fill(store, game_id, sizes)
+    every, total = store.batches(game_id), sum(sizes)
+    for _ in range(8):
+        since = data.draw(st.integers(0, total), label="since")
+        version = data.draw(st.integers(max(since, 1), total), label="version")
+        expected = [
+            Batch(b.command_id, b.metadata, b.first_version, min(b.last_version, version))
+            for b in every
+            if b.last_version >= max(since, 1) and b.first_version <= version
+        ]
+        assert store.run(batches_around(store.context, game_id, since, version)) == expected
 
 
 def test_follow_yields_what_is_there_and_then_what_is_appended(store: EventStore) -> None:

@@ -29,6 +29,7 @@ from tests.server.live import (
     unique_prefix,
 )
 from tests.workers.sink import Sink
+from workers import jobs
 
 
 @pytest.fixture
@@ -362,3 +363,40 @@ def test_a_failed_first_attempt_is_tried_again_later_under_the_same_webhook_id(
             (1, "failed"),
             (2, "delivered"),
         ]
+
+
+def test_a_job_that_runs_after_its_game_moved_on_tells_nobody_anything_again(sink: Sink) -> None:
+    """A follow-up job run late (a worker behind, a retry): the game has moved on from its
+    append, so it announces no turn that is over and sends no notification a second time,
+    whether its append was a move or the join that started the game (R7's bots aside)."""
+    rng = random.Random(8)
+    app = build_app(Settings(webhook_allow="127.0.0.1", public_url=PUBLIC))
+    with TestClient(app, timeout=30) as client:
+        api = Api(client)
+        players = [api.create_player(name) for name in ("Dee", "Eli")]
+        for player in players:
+            _subscribe(api, sink, player)
+        created = api.create_game(players[0], 2, entropy="d")
+        game_id = created["game_id"]
+        api.join(players[1], game_id, created["invite_code"], entropy="e")
+        for _ in range(2):  # a few turns, each seat playing its own
+            for player in players:
+                _play_turn(api, game_id, player, rng)
+        _quiet(sink)
+        before = {path: list(messages) for path, messages in sink.received.items()}
+        appends = api.record(game_id)["commands"]
+        start = next(a for a in appends if a["kind"] == "join")
+        move = next(a for a in appends if a["kind"] == "commands")
+        for late in (start, move):
+            outcome = jobs.game_moved(game_id, late["first_version"], late["last_version"])
+            assert outcome == "moved on"
+        _quiet(sink)  # what a late job would have sent has arrived
+        assert {path: list(messages) for path, messages in sink.received.items()} == before
+
+
+def _quiet(sink: Sink, seconds: float = 0.5) -> None:
+    """Wait until no message has arrived for `seconds` (at most 30 s)."""
+    deadline, count = time.monotonic() + 30, -1
+    while count != (count := sum(len(m) for m in sink.received.values())):
+        assert time.monotonic() < deadline, "the notifications never stopped"
+        time.sleep(seconds)
