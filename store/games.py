@@ -39,7 +39,6 @@ from store.errors import (
     VersionConflict,
 )
 from store.handovers import handed_over_earlier_op, handed_over_op
-from store.keys import KeySpace
 from store.loading import SnapshotPolicy, drop_snapshot_op, snapshot_if_due_op
 from store.protocol import Op
 from store.reads import current_op, events_op
@@ -221,21 +220,21 @@ def decide_op(
     so it is asked here only before a refusal of the rules, which it comes before (and, on a
     cluster, where the script cannot reach them, the hand-overs of before they moved into
     the game's slot: `store.handovers`)."""
-    keys = path.context.keys
+    ctx = path.context
 
     def before_refusing() -> Op[None]:
         if earlier is not None:
             yield from _raise_if_known(path, game_id, *earlier)
 
-    def handed_over(asked: Callable[[KeySpace, str, str], Op[bool]]) -> Op[bool]:
-        return (not by) and (yield from asked(keys, game_id, player))
+    def handed_over(asked: Callable[[Context, str, str], Op[bool]]) -> Op[bool]:
+        return (not by) and (yield from asked(ctx, game_id, player))
 
     if state.version != expected_version:
         yield from before_refusing()
         raise VersionConflict(state.version)
     if not handover_at_append:
         before = handed_over_op
-    elif path.context.cluster:
+    elif ctx.cluster:
         before = handed_over_earlier_op
     else:
         before = None

@@ -10,8 +10,9 @@ those are still read, never written (`legacy_handovers_key`; docs/operations.md,
 
 from __future__ import annotations
 
+from store.context import Context
 from store.keys import KeySpace
-from store.protocol import Call, Op, reply_text
+from store.protocol import Call, Op, evaluate, reply_text
 
 
 def legacy_handovers_key(prefix: str, game_id: str) -> str:
@@ -51,15 +52,21 @@ def _levels(found: dict[bytes | str, bytes | str]) -> dict[str, str]:
     return {reply_text(player): reply_text(level) for player, level in found.items()}
 
 
-def handed_over_op(keys: KeySpace, game_id: str, player_id: str) -> Op[bool]:
-    """Whether the player handed their seat over: then they may no longer act in the game."""
-    if (yield Call("hexists", (keys.game(game_id).handed, player_id))):
+def handed_over_op(ctx: Context, game_id: str, player_id: str) -> Op[bool]:
+    """Whether the player handed their seat over: then they may no longer act in the game.
+    One round trip on a single Redis (`handed.lua` asks both places); two on a cluster."""
+    game_key = ctx.keys.game(game_id).handed
+    earlier_key = legacy_handovers_key(ctx.keys.prefix, game_id)
+    if not ctx.cluster:
+        return bool((yield from evaluate("handed", 2, (game_key, earlier_key, player_id))))
+    if (yield Call("hexists", (game_key, player_id))):
         return True
-    return (yield from handed_over_earlier_op(keys, game_id, player_id))
+    return (yield from handed_over_earlier_op(ctx, game_id, player_id))
 
 
-def handed_over_earlier_op(keys: KeySpace, game_id: str, player_id: str) -> Op[bool]:
+def handed_over_earlier_op(ctx: Context, game_id: str, player_id: str) -> Op[bool]:
     """Whether the player handed their seat over before the hand-overs moved into the game's
     slot: what a command path on a cluster asks before its append, whose script checks the
     game's own hand-overs but cannot reach these there."""
-    return bool((yield Call("hexists", (legacy_handovers_key(keys.prefix, game_id), player_id))))
+    earlier_key = legacy_handovers_key(ctx.keys.prefix, game_id)
+    return bool((yield Call("hexists", (earlier_key, player_id))))

@@ -13,7 +13,7 @@ from functools import cache
 from importlib.resources import files
 from typing import Literal
 
-ScriptName = Literal["append", "snapshot", "load", "unlist", "timers", "inbox", "retire"]
+ScriptName = Literal["append", "snapshot", "load", "unlist", "timers", "inbox", "retire", "handed"]
 
 
 @cache

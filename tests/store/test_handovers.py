@@ -21,7 +21,12 @@ from store import appending
 from store.client import EventStore
 from store.errors import HandedOver, VersionConflict
 from store.games import CommandPath, Outcome, execute_op
-from store.handovers import hand_over_op, handovers_op, legacy_handovers_key
+from store.handovers import (
+    hand_over_op,
+    handed_over_op,
+    handovers_op,
+    legacy_handovers_key,
+)
 from store.protocol import Eval, Op
 from store.reads import current_op
 from tests.store.conftest import BACKENDS, WITH_CLUSTER
@@ -196,6 +201,37 @@ def test_on_a_single_redis_an_old_hand_over_is_checked_in_the_same_round_trip(
     with pytest.raises(IllegalCommand):
         _send(store, games, player, state.version, command, "refused in one trip")
     assert counting.calls == calls + 1
+
+
+@pytest.mark.parametrize("backend", WITH_CLUSTER, indirect=True)
+def test_whether_a_seat_was_handed_over_is_told_wherever_the_hand_over_is_kept(
+    store: EventStore,
+) -> None:
+    """What a preview asks before deciding: yes for a hand-over in the game's slot or where
+    it was kept before, no for a player who handed nothing over."""
+    _games, state, mover, _command = _started(store)
+    other = next(player for player in state.players if player != mover)
+    assert store.run(handed_over_op(store.context, "g1", mover)) is False
+    _hand_over(store, mover)
+    _hand_over_before_they_moved(store, other)
+    assert store.run(handed_over_op(store.context, "g1", mover)) is True
+    assert store.run(handed_over_op(store.context, "g1", other)) is True
+    assert store.run(handed_over_op(store.context, "g1", "nobody")) is False
+
+
+@pytest.mark.parametrize("backend", BACKENDS, indirect=True)
+def test_on_a_single_redis_asking_whether_a_seat_was_handed_over_is_one_round_trip(
+    client: Any, prefix: str
+) -> None:
+    counting = _Counting(client)
+    store = EventStore(counting, prefix=prefix)
+    _games, _state, player, _command = _started(store)
+    _hand_over_before_they_moved(store, player)
+    store.run(handed_over_op(store.context, "g1", player))  # the script loaded, if it was not
+    for asked, told in ((player, True), ("nobody", False)):
+        calls = counting.calls
+        assert store.run(handed_over_op(store.context, "g1", asked)) is told
+        assert counting.calls == calls + 1
 
 
 @pytest.mark.parametrize("backend", WITH_CLUSTER, indirect=True)
