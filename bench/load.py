@@ -326,7 +326,7 @@ def _memory(stack: Stack, game_ids: list[str]) -> tuple[list[str], list[str]]:
     store = EventStore(client, prefix=stack.prefix)
     keys, problems = KeySpace(stack.prefix), []
     try:
-        totals = [game_memory(client, keys.game(game_id))["total"] for game_id in game_ids]
+        totals = [game_memory(client, keys, game_id)["total"] for game_id in game_ids]
         used = client.info("memory")["used_memory"]
         archived = []
         listed = httpx.get(stack.base + "/api/keys", timeout=30).content
@@ -334,7 +334,7 @@ def _memory(stack: Stack, game_ids: list[str]) -> tuple[list[str], list[str]]:
             outcome = archive_game(store, game_id)
             if outcome != "archived":
                 continue  # an unfinished game stays as it is (its problem is told already)
-            archived.append(game_memory(client, keys.game(game_id))["total"])
+            archived.append(game_memory(client, keys, game_id)["total"])
             raw = httpx.get(f"{stack.base}/api/games/{game_id}/record", timeout=30).content
             if exit_code(audit(raw, keys=listed)) != 0:
                 problems.append(f"{game_id}: its record no longer audits once archived")

@@ -105,12 +105,11 @@ def main() -> None:
             version = play_finished_game(
                 store, path, game_id, seats=seats, modules=modules, seed=seed
             )
-            keys = store.keys.game(game_id)
-            finished = game_memory(client, keys)
+            finished = game_memory(client, store.keys, game_id)
             target = FINISHED_TARGET if seats == 5 else None
             print(_line(f"{label}, {version} events: finished", finished, target))
             assert archive_game(store, game_id) == "archived"
-            archived = game_memory(client, keys)
+            archived = game_memory(client, store.keys, game_id)
             print(_line(f"{label}: archived", archived, ARCHIVED_TARGET))
             ok = ok and archived["total"] <= ARCHIVED_TARGET
             ok = ok and (target is None or finished["total"] <= target)

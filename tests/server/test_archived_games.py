@@ -103,7 +103,7 @@ def test_every_answer_about_an_archived_game_is_the_one_it_gave_live(
     assert archive_game(store, game_id) == "archived"
     assert not sync_client.exists(keys.events, keys.commands, keys.snapshot)
     assert sync_client.exists(archive_key(keys))
-    assert game_memory(sync_client, keys)["total"] <= 40_000
+    assert game_memory(sync_client, store.keys, game_id)["total"] <= 40_000
 
     with TestClient(_app(redis_url, redis_prefix), timeout=30) as cold:  # never saw it live
         after = _answers(Api(cold), game_id, players, commands)
@@ -165,8 +165,8 @@ def test_with_an_archive_folder_the_archive_command_moves_the_game_there_and_it_
     done = CliRunner().invoke(main, ["archive", "--redis-url", redis_url, "--older-than", "0"])
     assert done.exit_code == 0 and done.output.startswith("archived 1 finished games"), done.output
     assert len(list(folder.glob("*/*.archive"))) == 1
-    keys = EventStore(sync_client, prefix=redis_prefix).keys.game(game_id)
-    assert game_memory(sync_client, keys)["total"] < 1_000  # a reference, not the archive
+    keys = EventStore(sync_client, prefix=redis_prefix).keys
+    assert game_memory(sync_client, keys, game_id)["total"] < 1_000  # a reference, not the archive
     settings = Settings.from_environment()
     assert settings.archive_dir == str(folder)
     cold_settings = Settings(

@@ -55,7 +55,9 @@ def test_a_game_archived_to_a_folder_reads_as_it_did_live_and_keeps_a_reference_
     assert file.name == reference.removeprefix(REFERENCE).decode() + ".archive"
     assert unpack(file.read_bytes(), "fold-1").version == before[3].version
     if backend != "fakeredis":  # which has no MEMORY USAGE
-        assert game_memory(client, keys)["total"] < 1_000  # bytes of Redis memory, not KB
+        assert (
+            game_memory(client, store.keys, "fold-1")["total"] < 1_000
+        )  # bytes of Redis memory, not KB
     reader = _shelved(store, tmp_path)  # a process that never saw it live
     assert _reads(reader, "fold-1") == before
 
