@@ -5,7 +5,9 @@ record shows it in each command's `by`. Store operations in the style of `store.
 A game's hand-overs are a hash in the game's own slot (`GameKeys.handed`), so that the
 append script refuses a command of a player who handed their seat over in the same atomic
 step, on a cluster too. They were kept under `<prefix>:handed:<game>` before (another slot):
-those are still read, never written (`legacy_handovers_key`; docs/operations.md, "Upgrading").
+those are still read, and a new hand-over is written there too, so that the processes of the
+version before, while a rolling upgrade runs them beside these, refuse the player and let the
+bot play the seat as well (`legacy_handovers_key`; docs/operations.md, "Upgrading").
 """
 
 from __future__ import annotations
@@ -28,14 +30,22 @@ def hand_over_op(keys: KeySpace, game_id: str, player_id: str, level: str) -> Op
         return reply_text(earlier)
     key = keys.game(game_id).handed
     yield Call("hsetnx", (key, player_id, level))
-    return reply_text((yield Call("hget", (key, player_id))))
+    level = reply_text((yield Call("hget", (key, player_id))))
+    yield Call("hsetnx", (legacy_handovers_key(keys.prefix, game_id), player_id, level))
+    return level
 
 
 def handovers_op(keys: KeySpace, game_id: str) -> Op[dict[str, str]]:
     """The bot level of each player who handed their seat over in this game (the two parts
     below, one after the other; gathered with others, ask each part as an op of its own)."""
     found = yield from game_handovers_op(keys, game_id)
-    return found | (yield from earlier_handovers_op(keys, game_id))
+    return handover_levels(found, (yield from earlier_handovers_op(keys, game_id)))
+
+
+def handover_levels(found: dict[str, str], earlier: dict[str, str]) -> dict[str, str]:
+    """The level of each seat handed over, from the game's hand-overs and those kept where
+    they were before (the first level given wins, and those were given first)."""
+    return found | earlier
 
 
 def game_handovers_op(keys: KeySpace, game_id: str) -> Op[dict[str, str]]:

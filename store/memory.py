@@ -29,8 +29,9 @@ def key_memory(client: Any, key: str) -> int:
 
 
 def game_keys(keys: KeySpace, game_id: str) -> dict[str, str]:
-    """Each key the server may keep for the game, by a name for it (the outbox is the
-    shard's, not the game's, and is left out)."""
+    """Each key the server may keep for the game, by a name for it: all but those that
+    expire within minutes (a player's count of messages, their live-stream marker) and the
+    outbox, which is the shard's, not the game's."""
     own = keys.game(game_id)
     prefix = keys.prefix
     return {

@@ -164,6 +164,13 @@ def batches_around(ctx: Context, game_id: str, since: int, version: int) -> Op[l
     start = max(since, 1)
     low = max(start - BATCH_LOOKBACK + 1, 1)
     entries = list((yield Call("xrange", (key, entry_id(low), entry_id(version)))))
+    found = batches_of(entries)
+    while entries and low > 1 and (not found or found[0].first_version > start):
+        # the append that holds `start` began further back
+        end, low = entry_id(low), max(low - BATCH_LOOKBACK, 1)
+        earlier = yield Call("xrange", (key, entry_id(low), "(" + end))
+        entries = [*earlier, *entries] if earlier else []  # none: archived meanwhile
+        found = batches_of(entries)
     if not entries:  # archived (or no such game): from the whole game as it is kept
         every = yield from batches(ctx, game_id)
         return [
@@ -171,12 +178,6 @@ def batches_around(ctx: Context, game_id: str, since: int, version: int) -> Op[l
             for b in every
             if b.last_version >= start and b.first_version <= version
         ]
-    found = batches_of(entries)
-    while low > 1 and (not found or found[0].first_version > start):
-        # the append that holds `start` began further back
-        end, low = entry_id(low), max(low - BATCH_LOOKBACK, 1)
-        entries[:0] = yield Call("xrange", (key, entry_id(low), "(" + end))
-        found = batches_of(entries)
     return [batch for batch in found if batch.last_version >= start]
 
 

@@ -24,7 +24,7 @@ from domain.evolve import fold
 from domain.state import State
 from projections.notices import Notice, notices_for
 from projections.timekeeping import CLOCK_BY
-from store.handovers import earlier_handovers_op, game_handovers_op
+from store.handovers import earlier_handovers_op, game_handovers_op, handover_levels
 from store.notifications import channels_op, decided_op
 from store.reads import current_op, events_op, last_batch_op, log_op, metadata_at_op
 from store.records import meta_decoder
@@ -82,7 +82,7 @@ def game_moved(game_id: str, first_version: int, version: int) -> str:
         *([decided] if decided is not None else []),
     )
     channels = dict(zip(players, found[: len(players)], strict=True))
-    levels = levels_of(context, game_id, state, handed | earlier)
+    levels = levels_of(context, game_id, state, handover_levels(handed, earlier))
     persons = {player for player, level in levels.items() if not level}
     notices = notices_for(state, appended, acted_by, persons, timed_out=timed_out)
     if head.version != version:  # the decision passed on already: that turn is over

@@ -43,6 +43,7 @@ def _reads(store: EventStore, game_id: str) -> list[Any]:
         fresh.last_batch(game_id),
         fresh.run(streams.batches_around(fresh.context, game_id, 20, 30)),
         fresh.run(streams.batches_around(fresh.context, game_id, 0, 3)),
+        [fresh.run(streams.metadata_at(fresh.context, game_id, b.first_version)) for b in batches],
         [fresh.command_record(game_id, b.command_id) for b in batches],
         fresh.command_result(game_id, "no-such-command"),
         list(fresh.follow(game_id, after=30, timeout=0)),
@@ -62,6 +63,7 @@ def test_an_archived_game_reads_as_it_did_live_and_keeps_only_its_archive(
 ) -> None:
     play_finished_game(store, path, "g", seats=2, modules=("delegates",), seed=6)
     before = _reads(store, "g")
+    assert before[9] == [batch.metadata for batch in before[5]]  # each append's own
     assert archive_game(store, "g") == "archived"
     keys = store.keys.game("g")
     assert [client.exists(key) for key in (keys.events, keys.commands, keys.snapshot)] == [0] * 3

@@ -189,6 +189,20 @@ def test_a_hand_over_kept_where_it_was_before_they_moved_still_refuses_and_still
     assert not store.client.exists(store.keys.game("g1").handed)
 
 
+@pytest.mark.parametrize("backend", WITH_CLUSTER, indirect=True)
+def test_a_hand_over_is_kept_where_the_version_before_looks_too_during_a_rolling_upgrade(
+    store: EventStore,
+) -> None:
+    """A server of the version before, still running beside this one, refuses the player
+    (its script asks `<prefix>:handed:<game>`) and lets the bot play the seat (its workers
+    read it there)."""
+    _games, _state, player, _command = _started(store)
+    _hand_over(store, player)
+    assert store.client.hget(store.keys.game("g1").handed, player) == b"greedy"
+    earlier = legacy_handovers_key(store.keys.prefix, "g1")
+    assert store.client.hget(earlier, player) == b"greedy"
+
+
 @pytest.mark.parametrize("backend", BACKENDS, indirect=True)
 def test_on_a_single_redis_an_old_hand_over_is_checked_in_the_same_round_trip(
     client: Any, prefix: str
