@@ -27,7 +27,7 @@ from projections.timekeeping import CLOCK_BY
 from store.handovers import earlier_handovers_op, game_handovers_op, handover_levels
 from store.notifications import channels_op, decided_op
 from store.reads import current_op, events_op, last_batch_op, log_op, metadata_at_op
-from store.records import meta_decoder
+from store.records import AppendMeta, meta_decoder
 from store.time_controls import time_control_op
 from workers.bot_play import levels_of, play_for
 from workers.context import WorkerContext, current
@@ -58,16 +58,17 @@ def game_moved(game_id: str, first_version: int, version: int) -> str:
         last = None  # an append landed between the reads: the game moved on
     if head.version == version:  # the common case: the state is the head's
         state = head
-        acted_by = "" if last is None else _mover(last.metadata)
+        acted_by = ""
         if last is not None:
             meta = meta_decoder.decode(last.metadata)
+            acted_by = _mover(meta)
             timed_out = meta.by.startswith(CLOCK_BY)
             if meta.seat is not None and not meta.by:  # the person's own decision
                 decided = decided_op(context.notifications, game_id, meta.seat, version)
     else:  # the game moved on: only what this append told the table, or its timed-out seat
-        metadata = run(metadata_at_op(context.path, game_id, first_version))
-        acted_by = _mover(metadata)
-        timed_out = meta_decoder.decode(metadata).by.startswith(CLOCK_BY)
+        meta = meta_decoder.decode(run(metadata_at_op(context.path, game_id, first_version)))
+        acted_by = _mover(meta)
+        timed_out = meta.by.startswith(CLOCK_BY)
         if not timed_out and not any(isinstance(event, TABLE_EVENTS) for event in appended):
             return "moved on"  # the turn it began is over, and that is all it could announce
         log = [event for _v, event, _d, _h in run(log_op(context.path, game_id))]
@@ -130,9 +131,8 @@ def _bot_move(context: WorkerContext, game_id: str, state: State, levels: dict[s
     return f"{level} played"
 
 
-def _mover(metadata: bytes) -> str:
+def _mover(meta: AppendMeta) -> str:
     """The player who made a move with the append of this metadata ("" for a join, a
     leave...: the last to join starts the game, and is told of their turn like everybody
     else)."""
-    meta = meta_decoder.decode(metadata)
     return meta.player if meta.kind == "commands" else ""

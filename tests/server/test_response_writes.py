@@ -198,6 +198,21 @@ def test_more_than_the_most_held_leaves_at_once_so_flow_control_still_sees_it() 
     assert after == [2 * size, size]
 
 
+async def _half_closed(
+    port: int, *requests: bytes
+) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """A connection whose client sent `requests`, then closed its side (`shutdown(SHUT_WR)`)."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    for request in requests:
+        writer.write(request)
+    writer.write_eof()
+    return reader, writer
+
+
+def _get(path: str) -> bytes:
+    return f"GET {path} HTTP/1.1\r\nhost: x\r\n\r\n".encode()
+
+
 def test_a_client_that_closes_its_side_after_its_request_still_gets_the_answer() -> None:
     """`shutdown(SHUT_WR)` after the request (as `nc -N` and some health checkers do), when
     the answer is written already: what is held goes out before the connection closes."""
@@ -206,9 +221,7 @@ def test_a_client_that_closes_its_side_after_its_request_still_gets_the_answer()
         answers = []
         async with _served() as port:
             for number in range(20):
-                reader, writer = await asyncio.open_connection("127.0.0.1", port)
-                writer.write(f"GET /half-{number} HTTP/1.1\r\nhost: x\r\n\r\n".encode())
-                writer.write_eof()
+                reader, writer = await _half_closed(port, _get(f"/half-{number}"))
                 answers.append(await asyncio.wait_for(_read_response(reader), 5))
                 writer.close()
         return answers
@@ -225,9 +238,7 @@ def test_a_client_that_closes_its_side_gets_an_answer_the_app_writes_later_then_
         answers = []
         async with _served() as port:
             for number in range(20):
-                reader, writer = await asyncio.open_connection("127.0.0.1", port)
-                writer.write(f"GET /slow-{number} HTTP/1.1\r\nhost: x\r\n\r\n".encode())
-                writer.write_eof()
+                reader, writer = await _half_closed(port, _get(f"/slow-{number}"))
                 answer = await asyncio.wait_for(_read_response(reader), 5)
                 answers.append((answer, await asyncio.wait_for(reader.read(), 5)))
                 writer.close()
@@ -239,10 +250,8 @@ def test_a_client_that_closes_its_side_gets_an_answer_the_app_writes_later_then_
 def test_pipelined_requests_before_the_close_of_the_clients_side_are_all_answered() -> None:
     async def scenario() -> tuple[list[bytes], bytes]:
         async with _served() as port:
-            reader, writer = await asyncio.open_connection("127.0.0.1", port)
-            for path in ("/slow-1", "/slow-2", "/slow-3"):
-                writer.write(f"GET {path} HTTP/1.1\r\nhost: x\r\n\r\n".encode())
-            writer.write_eof()
+            paths = ("/slow-1", "/slow-2", "/slow-3")
+            reader, writer = await _half_closed(port, *map(_get, paths))
             answers = [await asyncio.wait_for(_read_response(reader), 5) for _ in range(3)]
             rest = await asyncio.wait_for(reader.read(), 5)
             writer.close()
@@ -257,14 +266,12 @@ def test_a_request_cut_short_by_the_close_of_the_clients_side_is_not_waited_for(
 
     async def scenario() -> tuple[bytes, bytes]:
         async with _served() as port:
-            reader, writer = await asyncio.open_connection("127.0.0.1", port)
-            writer.write(b"POST /echo HTTP/1.1\r\nhost: x\r\ncontent-length: 10\r\n\r\nabc")
-            writer.write_eof()
+            cut_short = b"POST /echo HTTP/1.1\r\nhost: x\r\ncontent-length: 10\r\n\r\nabc"
+            reader, writer = await _half_closed(port, cut_short)
             cut = await asyncio.wait_for(reader.read(), 5)
             writer.close()
-            reader, writer = await asyncio.open_connection("127.0.0.1", port)
-            writer.write(b"POST /echo HTTP/1.1\r\nhost: x\r\ncontent-length: 3\r\n\r\nabc")
-            writer.write_eof()
+            whole_body = b"POST /echo HTTP/1.1\r\nhost: x\r\ncontent-length: 3\r\n\r\nabc"
+            reader, writer = await _half_closed(port, whole_body)
             whole = await asyncio.wait_for(_read_response(reader), 5)
             writer.close()
         return cut, whole

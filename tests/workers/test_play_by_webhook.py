@@ -81,6 +81,24 @@ def _subscribe(api: Api, sink: Sink, player: Player) -> None:
     assert again["webhook"]["secret"] is None, "the secret is shown once"
 
 
+def _subscribed_game(
+    api: Api, sink: Sink, names: tuple[str, ...], entropy: dict[str, str] | None = None
+) -> tuple[list[Player], str]:
+    """Players of these names, each subscribed to its own path of `sink`, at a game the first
+    created and the others joined (each with its `entropy`, if given): the players and the
+    game's id."""
+    entropy = entropy or {}
+    players = [api.create_player(name) for name in names]
+    for player in players:
+        _subscribe(api, sink, player)
+    created = api.create_game(players[0], len(names), entropy=entropy.get(names[0], ""))
+    for player in players[1:]:
+        api.join(
+            player, created["game_id"], created["invite_code"], entropy=entropy.get(player.name, "")
+        )
+    return players, created["game_id"]
+
+
 def _play_turn(api: Api, game_id: str, player: Player, rng: random.Random) -> int:
     """Play the whole turn of `player` (every decision while it is theirs); how many."""
     decisions = 0
@@ -96,13 +114,9 @@ def test_three_seats_play_a_game_to_the_end_each_acting_only_on_its_own_webhook(
     api: Api, sink: Sink
 ) -> None:
     rng = random.Random(5)
-    players = [api.create_player(name) for name in ("Ada", "Bea", "Cy")]
-    for player in players:
-        _subscribe(api, sink, player)
-    created = api.create_game(players[0], 3, entropy="a")
-    game_id = created["game_id"]
-    for player in players[1:]:
-        api.join(player, game_id, created["invite_code"], entropy=player.name)
+    players, game_id = _subscribed_game(
+        api, sink, ("Ada", "Bea", "Cy"), {"Ada": "a", "Bea": "Bea", "Cy": "Cy"}
+    )
     handled = dict.fromkeys((f"/{p.name}" for p in players), 0)
     by_path = {f"/{p.name}": p for p in players}
     ended: set[str] = set()
@@ -178,11 +192,7 @@ def test_a_notification_whose_jobs_run_twice_is_sent_once(sink: Sink) -> None:
     app = build_app(Settings(webhook_allow="127.0.0.1", public_url=PUBLIC))
     with TestClient(app, timeout=30) as client:
         api = Api(client)
-        players = [api.create_player(name) for name in ("Ada", "Bea")]
-        for player in players:
-            _subscribe(api, sink, player)
-        created = api.create_game(players[0], 2)
-        api.join(players[1], created["game_id"], created["invite_code"])
+        players, _game_id = _subscribed_game(api, sink, ("Ada", "Bea"))
         sink.wait("/Ada", 1)
         sink.wait("/Bea", 1)
         time.sleep(0.5)
@@ -373,12 +383,7 @@ def test_a_job_that_runs_after_its_game_moved_on_tells_nobody_anything_again(sin
     app = build_app(Settings(webhook_allow="127.0.0.1", public_url=PUBLIC))
     with TestClient(app, timeout=30) as client:
         api = Api(client)
-        players = [api.create_player(name) for name in ("Dee", "Eli")]
-        for player in players:
-            _subscribe(api, sink, player)
-        created = api.create_game(players[0], 2, entropy="d")
-        game_id = created["game_id"]
-        api.join(players[1], game_id, created["invite_code"], entropy="e")
+        players, game_id = _subscribed_game(api, sink, ("Dee", "Eli"), {"Dee": "d", "Eli": "e"})
         for _ in range(2):  # a few turns, each seat playing its own
             for player in players:
                 _play_turn(api, game_id, player, rng)
