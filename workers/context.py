@@ -1,7 +1,7 @@
 """What the jobs of a worker process run with: the store, the command path, the keys of the
-accounts and of the notifications, the queue, where webhooks may go, the clock and the budget
-of the bots. Set once when the process starts (RQ calls job
-functions by name, with primitive arguments only), read by every job."""
+accounts and of the notifications, the queue, the webhooks' sender (where they may go), the
+clock and the budget of the bots. Set once when the process starts (RQ calls job functions by
+name, with primitive arguments only), read by every job."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from store.client import EventStore
 from store.clock import Clock, system_clock
 from store.games import CommandPath
 from store.notifications import NotificationKeys
+from workers.webhook_sending import WebhookSender
 from workers.webhook_target import Allowlist
 
 
@@ -27,8 +28,9 @@ class WorkerContext:
     signer: Signer = field(repr=False)
     """The server's signing key, listed before it signs: the receipt in each webhook
     (`workers.signing`)."""
-    webhook_allow: Allowlist = field(default_factory=lambda: Allowlist.parse(""))
-    """Networks the operator lets webhooks reach despite the SSRF rules
+    webhooks: WebhookSender = field(default_factory=lambda: WebhookSender(Allowlist()))
+    """What sends the webhooks, keeping their connections open a few seconds, to targets
+    checked against the networks the operator lets webhooks reach despite the SSRF rules
     (`PATRICIAN_WEBHOOK_ALLOW`)."""
     public_url: str = "http://127.0.0.1:8000"
     """Where players reach the server (`PATRICIAN_PUBLIC_URL`): the links in notifications."""

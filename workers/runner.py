@@ -42,6 +42,7 @@ from workers.rq_workers import (
 from workers.signing import announce_op, signer_for
 from workers.smtp import settings_repr
 from workers.tracing import TracedQueue
+from workers.webhook_sending import WebhookSender
 from workers.webhook_target import Allowlist
 
 log = structlog.get_logger("patrician.workers")
@@ -109,7 +110,7 @@ def context_for(
         CommandPath(store.context, game_data),
         Accounts(settings.prefix, cluster=on_cluster(client)),
         queue_of(client if queue_client is None else queue_client, settings.prefix),
-        webhook_allow=Allowlist.parse(settings.webhook_allow),
+        webhooks=WebhookSender(Allowlist.parse(settings.webhook_allow)),
         public_url=settings.public_url.rstrip("/"),
         clock=clock,
         smtp_url=settings.smtp_url,

@@ -1,29 +1,23 @@
-"""Where a webhook may be sent, and the one function that sends it.
+"""Where a webhook may be sent: the checks of its URL and of every address its host stands for.
 
 Players register a webhook URL that the server POSTs signed notifications to, from inside our
 network: unchecked, a player could aim it at what only we reach (Redis, the cloud metadata at
 169.254.169.254, an admin page on loopback) and use us as a proxy (server-side request
 forgery). So a target must be an http(s) URL whose host resolves only to public addresses,
-judged by `check_url` when it is set and again by `post` when it is sent, as DNS answers
-change. `post` resolves once and connects to a checked address itself, so no second lookup can
-slip in another answer (DNS rebinding); TLS still verifies the certificate for the host name.
-Redirects are never followed (each would be a new, unchecked target). The operator may allow
-networks despite the rules (`PATRICIAN_WEBHOOK_ALLOW`, say for a sink on loopback in tests).
+judged by `check_url` when it is set and again for each connection made to send it
+(`workers.webhook_sending`), as DNS answers change. The sender resolves once and connects to a
+checked address itself, so no second lookup can slip in another answer (DNS rebinding). The
+operator may allow networks despite the rules (`PATRICIAN_WEBHOOK_ALLOW`, say for a sink on
+loopback in tests).
 """
 
 from __future__ import annotations
 
 import ipaddress
 import socket
-import ssl
-import time
 import urllib.parse
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
-
-import httpcore
-import msgspec
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -134,7 +128,7 @@ def system_resolve(host: str, port: int) -> list[str]:
 
 
 @dataclass(frozen=True)
-class _Target:
+class Target:
     scheme: str
     host: str  # ASCII: IDNA-encoded name or IP literal (no brackets)
     port: int
@@ -142,7 +136,7 @@ class _Target:
     host_header: str
 
 
-def _parse(url: str) -> _Target:
+def parse_target(url: str) -> Target:
     """The checks that need no lookup: scheme, host, no user:password, length, characters."""
     if len(url) > MAX_URL_LENGTH:
         raise TargetRefused(f"The webhook URL is longer than {MAX_URL_LENGTH} characters.")
@@ -173,10 +167,10 @@ def _parse(url: str) -> _Target:
     target = urllib.parse.quote(parts.path or "/", safe="/%:@!$&'()*+,;=~")
     if parts.query:
         target += "?" + urllib.parse.quote(parts.query, safe="/%:@!$&'()*+,;=~?")
-    return _Target(parts.scheme, host, port or default, target, host_header)
+    return Target(parts.scheme, host, port or default, target, host_header)
 
 
-def _checked_addresses(host: str, port: int, allow: Allowlist, resolve: Resolver) -> list[str]:
+def checked_addresses(host: str, port: int, allow: Allowlist, resolve: Resolver) -> list[str]:
     """Every address `host` stands for, each public or allowed; else TargetRefused."""
     literal = _literal(host)
     if literal is not None:
@@ -209,126 +203,5 @@ def check_url(url: str, allow: Allowlist, resolve: Resolver = system_resolve) ->
     present, there is no user:password part, the URL is at most 2048 characters, and EVERY
     address the host resolves to is public (or allowlisted). A host that does not resolve is
     refused too."""
-    target = _parse(url)
-    _checked_addresses(target.host, target.port, allow, resolve)
-
-
-class Delivered(msgspec.Struct, frozen=True):
-    status: int  # of the answer (a 3xx counts as a failure: redirects are never followed)
-    body: bytes  # the first `max_body` bytes of the answer at most (the rest is not read)
-
-    @property
-    def ok(self) -> bool:
-        return 200 <= self.status <= 299
-
-
-class _DeadlineStream(httpcore.NetworkStream):
-    """A stream whose every wait ends by one deadline, so a server dripping a byte at a time
-    cannot hold a worker for longer than the read time-out in all."""
-
-    def __init__(self, stream: httpcore.NetworkStream, deadline: float) -> None:
-        self._stream, self._deadline = stream, deadline
-
-    def _left(self, timeout: float | None) -> float:
-        left = self._deadline - time.monotonic()
-        if left <= 0:
-            raise httpcore.ReadTimeout("the read time-out passed")
-        return left if timeout is None else min(timeout, left)
-
-    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        return self._stream.read(max_bytes, self._left(timeout))
-
-    def write(self, buffer: bytes, timeout: float | None = None) -> None:
-        self._stream.write(buffer, self._left(timeout))
-
-    def close(self) -> None:
-        self._stream.close()
-
-    def start_tls(
-        self,
-        ssl_context: ssl.SSLContext,
-        server_hostname: str | None = None,
-        timeout: float | None = None,
-    ) -> httpcore.NetworkStream:
-        inner = self._stream.start_tls(ssl_context, server_hostname, self._left(timeout))
-        return _DeadlineStream(inner, self._deadline)
-
-    def get_extra_info(self, info: str) -> Any:
-        return self._stream.get_extra_info(info)
-
-
-class _CheckedBackend(httpcore.SyncBackend):
-    """Resolves once, checks every address, connects to a checked one (by its IP)."""
-
-    def __init__(self, allow: Allowlist, resolve: Resolver, read_timeout: float) -> None:
-        self._allow, self._resolve, self._read_timeout = allow, resolve, read_timeout
-
-    def connect_tcp(
-        self,
-        host: str,
-        port: int,
-        timeout: float | None = None,
-        local_address: str | None = None,
-        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
-    ) -> httpcore.NetworkStream:
-        addresses = _checked_addresses(host, port, self._allow, self._resolve)
-        # The connect time-out bounds all the attempts together, not each.
-        deadline = None if timeout is None else time.monotonic() + timeout
-        failure: Exception = httpcore.ConnectError(f"{host} has no address")
-        for address in addresses:
-            left = None if deadline is None else max(deadline - time.monotonic(), 0.001)
-            try:
-                stream = super().connect_tcp(address, port, left, local_address, socket_options)
-            except (httpcore.ConnectError, httpcore.ConnectTimeout) as exc:
-                failure = exc
-                continue
-            return _DeadlineStream(stream, time.monotonic() + self._read_timeout)
-        raise failure
-
-
-def post(
-    url: str,
-    body: bytes,
-    headers: Mapping[str, str],
-    allow: Allowlist,
-    *,
-    resolve: Resolver = system_resolve,
-    connect_timeout: float = 5.0,
-    read_timeout: float = 10.0,
-    max_body: int = 65536,
-) -> Delivered:
-    """POST `body` once to `url`, checked again at connect time (see the module docstring).
-
-    `connect_timeout` bounds the connection; `read_timeout` everything after it (TLS, sending,
-    the whole answer). Raises TargetRefused for a refused target and DeliveryFailed for a
-    network failure or a time-out. The Host header is always the URL's host.
-    """
-    target = _parse(url)
-    request_headers = [("Host", target.host_header)]
-    request_headers += [(k, v) for k, v in headers.items() if k.lower() != "host"]
-    timeouts = {"connect": connect_timeout, "pool": connect_timeout}
-    timeouts |= {"read": read_timeout, "write": read_timeout}
-    backend = _CheckedBackend(allow, resolve, read_timeout)
-    # Built from our own parse, so what was checked is what is connected to.
-    request_url = httpcore.URL(
-        scheme=target.scheme, host=target.host, port=target.port, target=target.target
-    )
-    extensions = {"timeout": timeouts}
-    try:
-        with (
-            httpcore.ConnectionPool(network_backend=backend, retries=0) as pool,
-            pool.stream(
-                "POST", request_url, headers=request_headers, content=body, extensions=extensions
-            ) as response,
-        ):
-            received = bytearray()
-            for chunk in response.iter_stream():
-                received += chunk
-                if len(received) >= max_body:
-                    break  # the rest is never read: the connection is closed instead
-            return Delivered(response.status, bytes(received[:max_body]))
-    except httpcore.TimeoutException as exc:
-        what = "accept a connection" if isinstance(exc, httpcore.ConnectTimeout) else "answer"
-        raise DeliveryFailed(f"The webhook host {target.host} did not {what} in time.") from None
-    except (httpcore.NetworkError, httpcore.ProtocolError, OSError) as exc:
-        raise DeliveryFailed(f"Sending to the webhook host {target.host} failed: {exc}") from None
+    target = parse_target(url)
+    checked_addresses(target.host, target.port, allow, resolve)

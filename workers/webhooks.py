@@ -48,7 +48,7 @@ from workers.context import WorkerContext, current
 from workers.game_clocks import clock_under
 from workers.metrics import DELIVERIES
 from workers.retries import DELIVERY_RETRY, LATER_RETRY
-from workers.webhook_target import DeliveryFailed, TargetRefused, post
+from workers.webhook_target import DeliveryFailed, TargetRefused
 
 DISABLE_AFTER = 10
 """Failed attempts in a row after which a webhook is turned off."""
@@ -179,7 +179,7 @@ def _send(
         "webhook-signature": Signer(hook.secret).sign(webhook_id, now, body.decode()),
     }
     try:
-        answer = post(hook.url, body, headers, context.webhook_allow)
+        answer = context.webhooks.post(hook.url, body, headers)
     except TargetRefused as refused:  # its name points elsewhere now: no use trying again
         _failed(context, player_id, channels, refused.reason)
         context.store.run(settle_sending_op(context.notifications, webhook_id, sent=False))

@@ -24,14 +24,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from workers.webhook_sending import Delivered, post
 from workers.webhook_target import (
     Allowlist,
-    Delivered,
     DeliveryFailed,
     Resolver,
     TargetRefused,
     check_url,
-    post,
     system_resolve,
 )
 

@@ -1,0 +1,255 @@
+"""A worker's webhook sender keeps its connections open a few seconds: one receiver told of
+turn after turn gets them over one connection (and, over https, one TLS handshake), while
+every new connection is checked as before (SSRF, DNS rebinding), a connection serves only the
+host it was opened for, each POST has its own read time-out, and a kept connection the
+receiver closes just as it is used costs no failed delivery.
+
+Real HTTP(S) receivers on loopback (allowed with `Allowlist.parse`), as in
+test_webhook_targets.py; a raw socket where the receiver must misbehave on purpose."""
+
+from __future__ import annotations
+
+import contextlib
+import shutil
+import socket
+import ssl
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, cast
+
+import pytest
+
+from workers.webhook_sending import WebhookSender
+from workers.webhook_target import Allowlist, DeliveryFailed, TargetRefused
+
+LOOPBACK = Allowlist.parse("127.0.0.1")
+JSON = {"content-type": "application/json"}
+
+
+@dataclass
+class Receiver:
+    """An HTTP/1.1 receiver that keeps connections open, as aiohttp's and uvicorn's do."""
+
+    port: int
+    scheme: str = "http"
+    connections: set[tuple[str, int]] = field(default_factory=set)
+    hosts: list[str] = field(default_factory=list)
+    bodies: list[bytes] = field(default_factory=list)
+
+    def url(self, path: str, host: str = "127.0.0.1") -> str:
+        return f"{self.scheme}://{host}:{self.port}{path}"
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    receiver: Receiver
+
+
+class _KeepAlive(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet
+        pass
+
+    def do_POST(self) -> None:
+        receiver = cast(_Server, self.server).receiver
+        receiver.connections.add(self.client_address)
+        receiver.hosts.append(self.headers["host"])
+        receiver.bodies.append(self.rfile.read(int(self.headers["content-length"])))
+        if self.path == "/slow":
+            time.sleep(0.2)
+        if self.path == "/drip":  # a byte every 50 ms: each read is quick, the whole 5 s
+            self.send_response(200)
+            self.send_header("content-length", "100")
+            self.end_headers()
+            with contextlib.suppress(OSError):
+                for _ in range(100):
+                    self.wfile.write(b"x")
+                    self.wfile.flush()
+                    time.sleep(0.05)
+            return
+        size = 1_000 if self.path == "/big" else 6
+        self.send_response(200)
+        self.send_header("content-length", str(size))
+        self.end_headers()
+        with contextlib.suppress(OSError):  # the sender hung up on a big answer
+            self.wfile.write(b"x" * size if size > 6 else b"thanks")
+
+
+@contextlib.contextmanager
+def _serving(tls: ssl.SSLContext | None = None) -> Iterator[Receiver]:
+    server = _Server(("127.0.0.1", 0), _KeepAlive)
+    if tls is not None:
+        server.socket = tls.wrap_socket(server.socket, server_side=True)
+    server.receiver = Receiver(server.server_address[1], "https" if tls else "http")
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
+    thread.start()
+    try:
+        yield server.receiver
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+@pytest.fixture
+def receiver() -> Iterator[Receiver]:
+    with _serving() as serving:
+        yield serving
+
+
+def resolving(answers: list[str], asked: list[str] | None = None) -> Any:
+    """A resolver answering `answers[0]` (the test may change it) for any name."""
+
+    def resolve(host: str, port: int) -> list[str]:
+        if asked is not None:
+            asked.append(host)
+        return answers[:1]
+
+    return resolve
+
+
+def test_a_receiver_told_of_turn_after_turn_gets_them_over_one_connection(
+    receiver: Receiver,
+) -> None:
+    with WebhookSender(LOOPBACK) as sender:
+        for turn in range(20):
+            assert sender.post(receiver.url("/hook"), b'{"turn":%d}' % turn, JSON).ok
+        assert sender.connections_made == 1
+    assert len(receiver.connections) == 1
+    assert receiver.bodies == [b'{"turn":%d}' % turn for turn in range(20)]
+
+
+def test_over_https_the_connection_and_its_handshake_serve_many_posts(tmp_path: Path) -> None:
+    openssl = shutil.which("openssl")
+    assert openssl is not None, "openssl makes the test's certificate (Debian's openssl)"
+    key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
+    subprocess.run(
+        [openssl, "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+         "-nodes", "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=hooks.example",
+         "-addext", "subjectAltName=DNS:hooks.example"],
+        check=True, capture_output=True,
+    )  # fmt: skip
+    serving_tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    serving_tls.load_cert_chain(cert, key)
+    trusting = ssl.create_default_context(cafile=str(cert))
+    with (
+        _serving(serving_tls) as receiver,
+        WebhookSender(LOOPBACK, resolve=resolving(["127.0.0.1"]), tls=trusting) as sender,
+    ):
+        for _ in range(5):
+            assert sender.post(receiver.url("/hook", "hooks.example"), b"{}", JSON).ok
+        assert sender.connections_made == 1
+    assert receiver.hosts == [f"hooks.example:{receiver.port}"] * 5
+
+
+def test_a_kept_connection_is_used_without_a_new_lookup_and_a_new_one_is_checked_again(
+    receiver: Receiver,
+) -> None:
+    answers, asked = ["127.0.0.1"], list[str]()
+    url = receiver.url("/hook", "hooks.example")
+    with WebhookSender(LOOPBACK, resolve=resolving(answers, asked), keep_alive=0.3) as sender:
+        assert sender.post(url, b"{}", JSON).ok
+        assert sender.post(url, b"{}", JSON).ok
+        assert asked == ["hooks.example"]
+        answers[0] = "10.0.0.1"  # the name now points inside our network
+        time.sleep(0.5)  # the kept connection expires: the next needs a new one
+        with pytest.raises(TargetRefused, match="private address"):
+            sender.post(url, b"{}", JSON)
+    assert len(receiver.bodies) == 2
+
+
+def test_a_connection_serves_only_the_host_it_was_opened_for(receiver: Receiver) -> None:
+    with WebhookSender(LOOPBACK, resolve=resolving(["127.0.0.1"])) as sender:
+        for host in ("hooks-a.example", "hooks-b.example", "hooks-a.example"):
+            assert sender.post(receiver.url("/hook", host), b"{}", JSON).ok
+        assert sender.connections_made == 2
+    port = receiver.port
+    assert receiver.hosts == [f"hooks-{h}.example:{port}" for h in ("a", "b", "a")]
+
+
+def test_each_post_on_a_kept_connection_has_its_own_read_time_out(receiver: Receiver) -> None:
+    with WebhookSender(LOOPBACK) as sender:
+        assert sender.post(receiver.url("/hook"), b"{}", JSON, read_timeout=0.5).ok
+        time.sleep(0.6)  # longer than a read time-out counted from the connection
+        assert sender.post(receiver.url("/hook"), b"{}", JSON, read_timeout=0.5).ok
+        with pytest.raises(DeliveryFailed, match="did not answer in time"):
+            sender.post(receiver.url("/slow"), b"{}", JSON, read_timeout=0.1)
+        assert sender.connections_made == 1
+
+
+def test_an_answer_dripping_on_a_kept_connection_fails_at_the_read_time_out_in_all(
+    receiver: Receiver,
+) -> None:
+    with WebhookSender(LOOPBACK) as sender:
+        assert sender.post(receiver.url("/hook"), b"{}", JSON).ok
+        started = time.monotonic()
+        with pytest.raises(DeliveryFailed, match="did not answer in time"):
+            sender.post(receiver.url("/drip"), b"{}", JSON, read_timeout=0.5)
+        assert time.monotonic() - started < 3
+        assert sender.connections_made == 1
+
+
+def test_a_connection_whose_answer_was_cut_at_max_body_is_not_kept(receiver: Receiver) -> None:
+    with WebhookSender(LOOPBACK) as sender:
+        assert sender.post(receiver.url("/big"), b"{}", JSON, max_body=100).body == b"x" * 100
+        assert sender.post(receiver.url("/hook"), b"{}", JSON).ok
+        assert sender.connections_made == 2
+
+
+class _Scripted:
+    """A receiver on a raw socket: for each connection in turn, how many requests it answers
+    before it closes the connection on the next one, unanswered."""
+
+    def __init__(self, answered: list[int]) -> None:
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.listener.settimeout(5)
+        self.port = self.listener.getsockname()[1]
+        self.requests = 0
+        self.thread = threading.Thread(target=self._serve, args=(answered,))
+        self.thread.start()
+
+    def _serve(self, answered: list[int]) -> None:
+        with self.listener:
+            for count in answered:
+                connection, _ = self.listener.accept()
+                with connection, connection.makefile("rb") as reading:
+                    for _ in range(count):
+                        self._read(reading)
+                        connection.sendall(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok")
+                    self._read(reading)  # then hangs up without an answer
+
+    def _read(self, reading: Any) -> None:
+        length, line = 0, reading.readline()
+        if not line:
+            return  # the sender closed the connection: no request
+        while line not in (b"\r\n", b""):
+            if line.lower().startswith(b"content-length:"):
+                length = int(line.split(b":")[1])
+            line = reading.readline()
+        reading.read(length)
+        self.requests += 1
+
+
+def test_a_kept_connection_the_receiver_closes_as_it_is_used_sends_again_on_a_new_one() -> None:
+    receiver = _Scripted([1, 1])  # answers once, then drops the second POST; a new one answers
+    url = f"http://127.0.0.1:{receiver.port}/hook"
+    with WebhookSender(LOOPBACK) as sender:
+        assert sender.post(url, b"{}", JSON).ok
+        assert sender.post(url, b"{}", JSON).ok
+        assert sender.connections_made == 2
+    receiver.thread.join()
+    assert receiver.requests == 3  # the second POST's was dropped, then sent again
+
+
+def test_a_new_connection_closed_unanswered_is_a_failed_delivery_sent_once() -> None:
+    receiver = _Scripted([0])
+    with WebhookSender(LOOPBACK) as sender, pytest.raises(DeliveryFailed, match="failed"):
+        sender.post(f"http://127.0.0.1:{receiver.port}/hook", b"{}", JSON)
+    receiver.thread.join()
+    assert receiver.requests == 1
