@@ -18,10 +18,12 @@ alternating, this machine's speed drifting within seconds):
 
 For each: requests/s (median of the rounds), p50/p99, and the CPU per request of the server's
 process tree and of Redis, read from /proc (utime + stime) over the window of the load, and
-for commands the moves per CPU-second counting Redis (target: >= 2,400; the games made in the
-window when one ends count in its CPU, as a side-by-side harness with a peer server counts
-them: docs/operations.md, "Capacity"). The load average
-is printed with the figures: on a shared machine only the ratios of one run compare.
+for commands the moves per CPU-second counting Redis (the games made in the window when one
+ends count in its CPU, as a side-by-side harness with a peer server counts them). The load
+average is printed with the figures: on a shared machine only the ratios of one run compare,
+so this prints ratios and sets no bar of its own; the target against the peer is measured
+side by side with it (docs/operations.md, "Capacity"). Exit status 0 when every window ran
+without failed requests.
 """
 
 from __future__ import annotations
@@ -58,9 +60,6 @@ WRK_SCRIPT = Path(__file__).with_name("wrk.lua")
 XADD_BODY = json.dumps(
     {"expected_version": 123, "command_id": uuid.uuid4().hex, "commands": [{"type": "skip"}]}
 )
-TARGET_MOVES_PER_CPU_SECOND = 2400
-
-
 # --- CPU from /proc ---------------------------------------------------------------------
 
 
@@ -295,8 +294,7 @@ def report(results: dict[str, dict[str, Figures]], loads: list[str]) -> list[str
             f"{server}: command lane / Litestar's route = {lane:.2f} (server CPU per command)",
             f"{server}: {per_cpu:,.0f} moves per CPU-second counting Redis "
             f"({commands.per_request_us(commands.server_cpu + commands.redis_cpu):.0f} us per "
-            f"move; target >= {TARGET_MOVES_PER_CPU_SECOND:,}) "
-            f"{'OK' if per_cpu >= TARGET_MOVES_PER_CPU_SECOND else 'MISSED'}",
+            "move)",
         ]
     if len(results) == 2:
         (one, first), (other, second) = results.items()
@@ -348,12 +346,8 @@ def main() -> int:
     )
     for line in report(results, loads):
         print(line)
-    met = all(
-        each["commands"].requests / (each["commands"].server_cpu + each["commands"].redis_cpu)
-        >= TARGET_MOVES_PER_CPU_SECOND
-        for each in results.values()
-    )
-    return 0 if met else 1
+    failed = sum(each.failures for figures in results.values() for each in figures.values())
+    return 0 if failed == 0 else 1
 
 
 if __name__ == "__main__":
