@@ -343,6 +343,24 @@ def rebuild_projections_command(
     click.echo(f"rebuilt the inboxes of {players} players from {games} games")
 
 
+@main.command(name="move-handovers")
+@_redis_url
+def move_handovers_command(redis_url: str) -> None:
+    """Copy the hand-overs kept where the versions before this one kept them into their games'
+    slots, then mark the store, so that on a Redis Cluster a player's command asks them no
+    more before its append (docs/operations.md, "Upgrading"). Run it once every API line and
+    worker runs this version; safe to run again, and while the server runs."""
+    from server.redis_clients import store_client
+    from store.client import EventStore
+    from store.handovers import move_earlier
+
+    settings = _settings()
+    client = store_client(redis_url, cluster=settings.redis_cluster)
+    store = EventStore(client, prefix=settings.prefix, shards=settings.shards)
+    games, handovers = move_earlier(store.client, store.run, store.keys)
+    click.echo(f"moved into their games' slots: {handovers} hand-over(s) of {games} game(s)")
+
+
 @main.command(name="archive")
 @_redis_url
 @click.option(

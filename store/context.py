@@ -1,5 +1,6 @@
-"""What the operations of one store share: its key space, the heads it has seen, and the
-nonce that tells a resent call from another call reusing its command id.
+"""What the operations of one store share: its key space, the heads it has seen, the nonce
+that tells a resent call from another call reusing its command id, and what it knows of the
+one-off moves of stored data.
 """
 
 from __future__ import annotations
@@ -43,6 +44,21 @@ class HeadCache:
             self._heads.pop(next(iter(self._heads)), None)
 
 
+class MovedFlag:
+    """Whether a one-off move of stored data is known to be done: asked of Redis at the first
+    use and every `every`-th use after, until it is so, then never again (such a move is
+    never undone). Asked by count, not by time: the operations keep no clock."""
+
+    def __init__(self, every: int = 256) -> None:
+        self.done = False
+        self._every, self._uses = every, 0
+
+    def due(self) -> bool:
+        """Whether this use asks Redis (the caller then sets `done` from its answer)."""
+        self._uses += 1
+        return self._uses % self._every == 1 or self._every == 1
+
+
 class Context:
     """What the operations of one store share: the key space, the head cache, the folder
     of archive files if the deployment keeps its archives there (`store.shelf`), and whether
@@ -60,6 +76,9 @@ class Context:
         self.shelf = shelf
         self.cluster = cluster
         self.heads = HeadCache(head_cache_size)
+        self.handovers_moved = MovedFlag()
+        """Whether the hand-overs of before were moved into their games' slots
+        (`store.handovers.earlier_moved_op`)."""
         # Every append call gets a nonce the script records with the command, so that a
         # re-send of that very call (the client's own retry after a lost reply) is told
         # apart from another call reusing the command id: the first gets its result back,

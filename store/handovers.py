@@ -8,9 +8,17 @@ step, on a cluster too. They were kept under `<prefix>:handed:<game>` before (an
 those are still read, and a new hand-over is written there too, so that the processes of the
 version before, while a rolling upgrade runs them beside these, refuse the player and let the
 bot play the seat as well (`legacy_handovers_key`; docs/operations.md, "Upgrading").
+
+Once every process runs this version, `patrician move-handovers` copies those into their
+games' slots and marks the store (`move_earlier_op`, `handovers_moved_key`): a command on a
+cluster, which had to ask the old place before its append (the script cannot reach it
+there), then asks it no more.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from store.context import Context
 from store.keys import KeySpace
@@ -20,6 +28,11 @@ from store.protocol import Call, Op, evaluate, reply_text
 def legacy_handovers_key(prefix: str, game_id: str) -> str:
     """Where a game's hand-overs made before they moved into its slot are."""
     return f"{prefix}:handed:{game_id}"
+
+
+def handovers_moved_key(prefix: str) -> str:
+    """Set once the hand-overs of before were copied into their games' slots."""
+    return f"{prefix}:handovers-moved"
 
 
 def hand_over_op(keys: KeySpace, game_id: str, player_id: str, level: str) -> Op[str]:
@@ -77,6 +90,51 @@ def handed_over_op(ctx: Context, game_id: str, player_id: str) -> Op[bool]:
 def handed_over_earlier_op(ctx: Context, game_id: str, player_id: str) -> Op[bool]:
     """Whether the player handed their seat over before the hand-overs moved into the game's
     slot: what a command path on a cluster asks before its append, whose script checks the
-    game's own hand-overs but cannot reach these there."""
+    game's own hand-overs but cannot reach these there. Not asked once they were copied into
+    the games' slots (`earlier_moved_op`)."""
+    if (yield from earlier_moved_op(ctx)):
+        return False
     earlier_key = legacy_handovers_key(ctx.keys.prefix, game_id)
     return bool((yield Call("hexists", (earlier_key, player_id))))
+
+
+def earlier_moved_op(ctx: Context) -> Op[bool]:
+    """Whether the hand-overs of before were copied into their games' slots: asked of Redis
+    now and then until they were (`store.context.MovedFlag`)."""
+    moved = ctx.handovers_moved
+    if not moved.done and moved.due():
+        moved.done = bool((yield Call("exists", (handovers_moved_key(ctx.keys.prefix),))))
+    return moved.done
+
+
+def earlier_handover_games(client: Any, prefix: str) -> Iterator[str]:
+    """The games with hand-overs kept where they were before (by SCAN: for the tool that
+    moves them, never for a request)."""
+    old = legacy_handovers_key(prefix, "")
+    for key in client.scan_iter(f"{old}*", 1000):
+        yield reply_text(key).removeprefix(old)
+
+
+def move_earlier_op(keys: KeySpace, game_id: str) -> Op[int]:
+    """Copy the game's hand-overs of before into its slot, the level of before where both
+    have one (as `handover_levels` reads them); how many. The old ones stay: the version
+    before reads only those."""
+    earlier = yield from earlier_handovers_op(keys, game_id)
+    for player, level in earlier.items():
+        yield Call("hset", (keys.game(game_id).handed, player, level))
+    return len(earlier)
+
+
+def move_earlier(client: Any, run: Callable[[Op[Any]], Any], keys: KeySpace) -> tuple[int, int]:
+    """Copy every game's hand-overs of before into its slot, then mark the store (only then:
+    a move cut short is done again whole); (games, hand-overs)."""
+    games = handovers = 0
+    for game_id in earlier_handover_games(client, keys.prefix):
+        handovers += run(move_earlier_op(keys, game_id))
+        games += 1
+    run(_mark_moved_op(keys))
+    return games, handovers
+
+
+def _mark_moved_op(keys: KeySpace) -> Op[None]:
+    yield Call("set", (handovers_moved_key(keys.prefix), "1"))

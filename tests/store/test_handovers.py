@@ -2,7 +2,8 @@
 they send and whenever the hand-over lands, on a single Redis and on a cluster; a bot acts
 for the seat; a command accepted before is still answered; the check rides with the append
 (one round trip a command on a single Redis); and hand-overs kept where they were before they
-moved into the game's slot still count."""
+moved into the game's slot still count, until they are moved there too (then a cluster asks
+the old place no more)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from functools import partial
 from typing import Any, TypeVar
 
 import pytest
+from click.testing import CliRunner
 from redis.exceptions import ResponseError
 
 from domain.commands import Command
@@ -18,17 +20,21 @@ from domain.errors import IllegalCommand
 from domain.legal import legal_commands
 from domain.state import State
 from server.carddata import load_game_data
+from server.cli import main
 from store import appending
 from store.client import EventStore
 from store.errors import HandedOver, VersionConflict
 from store.games import CommandPath, Outcome, execute_op
 from store.handovers import (
+    earlier_moved_op,
     hand_over_op,
     handed_over_op,
+    handovers_moved_key,
     handovers_op,
     legacy_handovers_key,
+    move_earlier,
 )
-from store.protocol import Eval, Op
+from store.protocol import Call, Eval, Op, Request
 from store.reads import current_op
 from tests.store.conftest import BACKENDS, WITH_CLUSTER
 from tests.store.test_command_path import _Counting, _start
@@ -78,9 +84,8 @@ def _hand_over_before_they_moved(store: EventStore, player: str) -> None:
     store.client.hset(legacy_handovers_key(store.keys.prefix, "g1"), player, "greedy")
 
 
-def _acting_before_the_append(op: Op[T], act: Callable[[], None]) -> Op[T]:
-    """`op`, with `act` done just before its append script is sent: after every question
-    the command path asks first and every decision it makes."""
+def _watching(op: Op[T], seen: Callable[[Request], object]) -> Op[T]:
+    """`op`, `seen` called with each request it makes before the request is sent."""
     reply: Any = None
     error: ResponseError | None = None
     while True:
@@ -88,12 +93,17 @@ def _acting_before_the_append(op: Op[T], act: Callable[[], None]) -> Op[T]:
             request = op.send(reply) if error is None else op.throw(error)
         except StopIteration as done:
             return done.value  # type: ignore[no-any-return]
-        if isinstance(request, Eval) and request.script == "append":
-            act()
+        seen(request)
         try:
             reply, error = (yield request), None
         except ResponseError as refused:
             reply, error = None, refused
+
+
+def _acting_before_the_append(op: Op[T], act: Callable[[], None]) -> Op[T]:
+    """`op`, with `act` done just before its append script is sent: after every question
+    the command path asks first and every decision it makes."""
+    return _watching(op, lambda r: act() if isinstance(r, Eval) and r.script == "append" else 0)
 
 
 @pytest.mark.parametrize("backend", WITH_CLUSTER, indirect=True)
@@ -282,3 +292,93 @@ def test_the_append_script_tells_a_stale_head_before_the_hand_over(store: EventS
     with pytest.raises(HandedOver):
         append(state.version, "at the head")
     assert store.run(current_op(games, "g1")).version == state.version
+
+
+def _old_place_asked(asked: list[Request], prefix: str) -> bool:
+    old = legacy_handovers_key(prefix, "g1")
+    return any(isinstance(r, Call) and old in r.args for r in asked)
+
+
+@pytest.mark.parametrize("backend", WITH_CLUSTER, indirect=True)
+def test_moving_the_hand_overs_of_before_puts_each_in_its_games_slot_and_marks_the_store(
+    store: EventStore,
+) -> None:
+    games, state, player, command = _started(store)
+    other = next(each for each in state.players if each != player)
+    _hand_over_before_they_moved(store, player)
+    # Both places name `other`, differently (a line of before resigned them meanwhile): the
+    # level of before is the one that plays, and stays so.
+    store.client.hset(store.keys.game("g1").handed, other, "ismcts")
+    store.client.hset(legacy_handovers_key(store.keys.prefix, "g1"), other, "greedy")
+    playing = store.run(handovers_op(store.keys, "g1"))
+    assert not store.client.exists(handovers_moved_key(store.keys.prefix))
+    assert move_earlier(store.client, store.run, store.keys) == (1, 2)
+    moved = store.client.hgetall(store.keys.game("g1").handed)
+    assert moved == {player.encode(): b"greedy", other.encode(): b"greedy"}
+    assert store.run(handovers_op(store.keys, "g1")) == playing
+    assert store.client.exists(handovers_moved_key(store.keys.prefix))
+    assert store.client.exists(legacy_handovers_key(store.keys.prefix, "g1"))  # for lines before
+    assert move_earlier(store.client, store.run, store.keys) == (1, 2)  # again: the same
+    with pytest.raises(IllegalCommand, match="handed this seat to a bot"):
+        _send(store, games, player, state.version, command, "after the move")
+
+
+@pytest.mark.parametrize("backend", WITH_CLUSTER, indirect=True)
+def test_once_the_hand_overs_moved_a_command_asks_the_old_place_no_more(
+    store: EventStore, backend: str
+) -> None:
+    """On a cluster a command asked the old place before its append (its script cannot reach
+    it); a process that learns they moved asks it no more, and the script alone refuses a
+    player whose old hand-over moved. On a single Redis the script asked it all along."""
+    games, state, player, command = _started(store)
+    asked: list[Request] = []
+    store.run(_watching(_turn_op(games, state, player, command, "before the move"), asked.append))
+    assert _old_place_asked(asked, store.keys.prefix) == (backend == "cluster")
+    state, player, command = _turn(store, games)
+    _hand_over_before_they_moved(store, player)
+    move_earlier(store.client, store.run, store.keys)
+    started_after = EventStore(store.client, prefix=store.keys.prefix)  # a process started now
+    games = CommandPath(started_after.context, load_game_data())
+    asked.clear()
+    with pytest.raises(IllegalCommand, match="handed this seat to a bot"):
+        started_after.run(_watching(_turn_op(games, state, player, command, "after"), asked.append))
+    assert not _old_place_asked(asked, store.keys.prefix)
+    assert [r.script for r in asked if isinstance(r, Eval)][-1] == "append"  # it refused
+
+
+@pytest.mark.parametrize("backend", BACKENDS, indirect=True)
+def test_a_process_running_before_the_move_learns_of_it_within_256_commands(
+    store: EventStore,
+) -> None:
+    assert store.run(earlier_moved_op(store.context)) is False  # asked: not yet
+    move_earlier(store.client, store.run, store.keys)
+    told = [store.run(earlier_moved_op(store.context)) for _ in range(256)]
+    assert told == [False] * 255 + [True]
+
+
+@pytest.mark.parametrize("backend", [p for p in WITH_CLUSTER if p.id != "fakeredis"], indirect=True)
+def test_the_move_handovers_command_moves_them_and_says_how_many(
+    store: EventStore, backend: str, request: pytest.FixtureRequest,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    _games, _state, player, _command = _started(store)
+    _hand_over_before_they_moved(store, player)
+    if backend == "cluster":
+        url = f"redis+cluster://127.0.0.1:{request.getfixturevalue('cluster_port')}"
+    else:
+        url = request.getfixturevalue("redis_url")
+    monkeypatch.setenv("PATRICIAN_PREFIX", store.keys.prefix)
+    done = CliRunner().invoke(main, ["move-handovers", "--redis-url", url])
+    assert done.exit_code == 0, done.output
+    assert done.output == "moved into their games' slots: 1 hand-over(s) of 1 game(s)\n"
+    assert store.client.hget(store.keys.game("g1").handed, player) == b"greedy"
+    assert store.client.exists(handovers_moved_key(store.keys.prefix))
+
+
+def _turn_op(
+    games: CommandPath, state: State, player: str, command: Command, command_id: str
+) -> Op[Outcome]:
+    return execute_op(
+        games, "g1", player=player, expected_version=state.version, command_id=command_id,
+        commands=[command], now="2026-12-03T08:00:00.000Z",
+    )  # fmt: skip
