@@ -289,6 +289,7 @@ def run_worker(
     finally:
         for loop in reversed(loops):
             loop.stop()
+        context.webhooks.close()  # the connections it kept
 
 
 def _job_worker(queue: Queue) -> JobWorker:
@@ -353,6 +354,10 @@ class EmbeddedWorkers(Loop):
     def start(self) -> None:
         self.dispatcher.ensure_groups()
         super().start()
+
+    def stop(self) -> None:
+        super().stop()
+        self.context.webhooks.close()  # the connections it kept
 
     def _run(self) -> None:
         worker = ThreadWorker(

@@ -24,7 +24,7 @@ from typing import Any, cast
 
 import pytest
 
-from workers.webhook_sending import WebhookSender
+from workers.webhook_sending import Delivered, WebhookSender
 from workers.webhook_target import Allowlist, DeliveryFailed, TargetRefused
 
 LOOPBACK = Allowlist.parse("127.0.0.1")
@@ -202,54 +202,95 @@ def test_a_connection_whose_answer_was_cut_at_max_body_is_not_kept(receiver: Rec
         assert sender.connections_made == 2
 
 
-class _Scripted:
-    """A receiver on a raw socket: for each connection in turn, how many requests it answers
-    before it closes the connection on the next one, unanswered."""
+OK = b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok"
 
-    def __init__(self, answered: list[int]) -> None:
+
+class _Scripted:
+    """A receiver on a raw socket that plays a script: for each connection in turn, what it
+    sends after each request it reads (None: it hangs up instead, unanswered); once a
+    connection's part is played, or the sender closed it, it closes that connection."""
+
+    def __init__(self, *connections: list[bytes | None]) -> None:
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.listener.settimeout(5)
         self.port = self.listener.getsockname()[1]
-        self.requests = 0
-        self.thread = threading.Thread(target=self._serve, args=(answered,))
+        self.url = f"http://127.0.0.1:{self.port}/hook"
+        self.requests: list[bytes] = []
+        self.thread = threading.Thread(target=self._serve, args=(connections,))
         self.thread.start()
 
-    def _serve(self, answered: list[int]) -> None:
+    def _serve(self, connections: tuple[list[bytes | None], ...]) -> None:
         with self.listener:
-            for count in answered:
+            for acts in connections:
                 connection, _ = self.listener.accept()
                 with connection, connection.makefile("rb") as reading:
-                    for _ in range(count):
-                        self._read(reading)
-                        connection.sendall(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok")
-                    self._read(reading)  # then hangs up without an answer
+                    for act in acts:
+                        request = self._read(reading)
+                        if request is None:
+                            break  # the sender closed the connection
+                        self.requests.append(request)
+                        if act is None:
+                            break
+                        connection.sendall(act)
 
-    def _read(self, reading: Any) -> None:
+    @staticmethod
+    def _read(reading: Any) -> bytes | None:
         length, line = 0, reading.readline()
         if not line:
-            return  # the sender closed the connection: no request
+            return None
         while line not in (b"\r\n", b""):
             if line.lower().startswith(b"content-length:"):
                 length = int(line.split(b":")[1])
             line = reading.readline()
-        reading.read(length)
-        self.requests += 1
+        return bytes(reading.read(length))
+
+    def done(self) -> list[bytes]:
+        """The body of each request it read, once its script is played."""
+        self.thread.join()
+        return self.requests
 
 
 def test_a_kept_connection_the_receiver_closes_as_it_is_used_sends_again_on_a_new_one() -> None:
-    receiver = _Scripted([1, 1])  # answers once, then drops the second POST; a new one answers
-    url = f"http://127.0.0.1:{receiver.port}/hook"
+    receiver = _Scripted([OK, None], [OK])  # the second POST dropped unanswered, then answered
     with WebhookSender(LOOPBACK) as sender:
-        assert sender.post(url, b"{}", JSON).ok
-        assert sender.post(url, b"{}", JSON).ok
+        assert sender.post(receiver.url, b"1", JSON).ok
+        assert sender.post(receiver.url, b"2", JSON).ok
         assert sender.connections_made == 2
-    receiver.thread.join()
-    assert receiver.requests == 3  # the second POST's was dropped, then sent again
+    assert receiver.done() == [b"1", b"2", b"2"]
 
 
 def test_a_new_connection_closed_unanswered_is_a_failed_delivery_sent_once() -> None:
-    receiver = _Scripted([0])
-    with WebhookSender(LOOPBACK) as sender, pytest.raises(DeliveryFailed, match="failed"):
-        sender.post(f"http://127.0.0.1:{receiver.port}/hook", b"{}", JSON)
-    receiver.thread.join()
-    assert receiver.requests == 1
+    # The first connection closed by the receiver after its answer: the second POST needs a
+    # new one, however soon it comes (and then, after a kept connection's time, too).
+    receiver = _Scripted([OK], [None], [OK], [None])
+    with WebhookSender(LOOPBACK, keep_alive=0.3) as sender:
+        assert sender.post(receiver.url, b"1", JSON).ok
+        with pytest.raises(DeliveryFailed, match="without sending a response"):
+            sender.post(receiver.url, b"2", JSON)
+        assert sender.post(receiver.url, b"3", JSON).ok
+        time.sleep(0.5)
+        with pytest.raises(DeliveryFailed, match="without sending a response"):
+            sender.post(receiver.url, b"4", JSON)
+    assert receiver.done() == [b"1", b"2", b"3", b"4"]
+
+
+def test_an_answer_begun_and_cut_off_on_a_kept_connection_is_a_failure_never_sent_again() -> None:
+    cut = b"HTTP/1.1 200 OK\r\ncontent-length: 10\r\n\r\nok"  # 2 of 10 bytes, then closed
+    receiver = _Scripted([OK, cut])
+    with WebhookSender(LOOPBACK) as sender:
+        assert sender.post(receiver.url, b"1", JSON).ok
+        with pytest.raises(DeliveryFailed, match="complete message body"):
+            sender.post(receiver.url, b"2", JSON)
+    assert receiver.done() == [b"1", b"2"]
+
+
+def test_bytes_a_receiver_sends_beyond_its_answer_never_answer_the_next_post() -> None:
+    canned = b"HTTP/1.1 418 I'm a teapot\r\ncontent-length: 6\r\n\r\ncanned"
+    answer = b"HTTP/1.1 201 Created\r\ncontent-length: 6\r\n\r\nsecond"
+    # The first connection stays open; had it been used again, its 418 would answer POST 2.
+    receiver = _Scripted([OK + canned, answer], [answer])
+    with WebhookSender(LOOPBACK) as sender:
+        assert sender.post(receiver.url, b"1", JSON).body == b"ok"
+        assert sender.post(receiver.url, b"2", JSON) == Delivered(201, b"second")
+        assert sender.connections_made == 2
+    assert receiver.done() == [b"1", b"2"]
