@@ -349,7 +349,9 @@ def move_handovers_command(redis_url: str) -> None:
     """Copy the hand-overs kept where the versions before this one kept them into their games'
     slots, then mark the store, so that on a Redis Cluster a player's command asks them no
     more before its append (docs/operations.md, "Upgrading"). Run it once every API line and
-    worker runs this version; safe to run again, and while the server runs."""
+    worker runs this version, with the deployment's PATRICIAN_PREFIX and PATRICIAN_SHARDS;
+    safe to run again, and while the server runs. Exit code 1, the store not marked, if a
+    key could not be moved (each is named)."""
     from server.redis_clients import store_client
     from store.client import EventStore
     from store.handovers import move_earlier
@@ -357,8 +359,20 @@ def move_handovers_command(redis_url: str) -> None:
     settings = _settings()
     client = store_client(redis_url, cluster=settings.redis_cluster)
     store = EventStore(client, prefix=settings.prefix, shards=settings.shards)
-    games, handovers = move_earlier(store.client, store.run, store.keys)
-    click.echo(f"moved into their games' slots: {handovers} hand-over(s) of {games} game(s)")
+    click.echo(f"prefix {settings.prefix!r}, {settings.shards} shards")
+    moved = move_earlier(store.client, store.run, store.keys)
+    click.echo(
+        f"moved into their games' slots: {moved.handovers} hand-over(s) of {moved.games} game(s)"
+    )
+    if moved.problems:
+        for problem in moved.problems:
+            click.echo(problem, err=True)
+        click.echo(
+            f"{len(moved.problems)} key(s) not moved: the store is not marked, so commands on a "
+            "cluster still ask the old place; mend them and run this again",
+            err=True,
+        )
+        raise SystemExit(1)
 
 
 @main.command(name="archive")

@@ -46,8 +46,9 @@ class HeadCache:
 
 class MovedFlag:
     """Whether a one-off move of stored data is known to be done: asked of Redis at the first
-    use and every `every`-th use after, until it is so, then never again (such a move is
-    never undone). Asked by count, not by time: the operations keep no clock."""
+    use and every `every`-th use after, whatever the answer was, so that a mark taken away
+    (a rollback, a store restored from before the move) is seen within `every` uses. Asked by
+    count, not by time: the operations keep no clock."""
 
     def __init__(self, every: int = 256) -> None:
         self.done = False

@@ -10,17 +10,20 @@ version before, while a rolling upgrade runs them beside these, refuse the playe
 bot play the seat as well (`legacy_handovers_key`; docs/operations.md, "Upgrading").
 
 Once every process runs this version, `patrician move-handovers` copies those into their
-games' slots and marks the store (`move_earlier_op`, `handovers_moved_key`): a command on a
+games' slots and marks the store (`move_earlier`, `handovers_moved_key`): a command on a
 cluster, which had to ask the old place before its append (the script cannot reach it
-there), then asks it no more.
+there), then asks it no more, for as long as the mark is there (docs/operations.md,
+"Upgrading": when to take it away).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
+from store.archived import archive_key
 from store.context import Context
+from store.errors import StoreError, StoreUnavailable
 from store.keys import KeySpace
 from store.protocol import Call, Op, evaluate, reply_text
 
@@ -99,41 +102,62 @@ def handed_over_earlier_op(ctx: Context, game_id: str, player_id: str) -> Op[boo
 
 
 def earlier_moved_op(ctx: Context) -> Op[bool]:
-    """Whether the hand-overs of before were copied into their games' slots: asked of Redis
-    now and then until they were (`store.context.MovedFlag`)."""
+    """Whether the hand-overs of before were copied into their games' slots, as last asked
+    of Redis (`store.context.MovedFlag`: now and then, whatever it answered before)."""
     moved = ctx.handovers_moved
-    if not moved.done and moved.due():
+    if moved.due():
         moved.done = bool((yield Call("exists", (handovers_moved_key(ctx.keys.prefix),))))
     return moved.done
 
 
-def earlier_handover_games(client: Any, prefix: str) -> Iterator[str]:
-    """The games with hand-overs kept where they were before (by SCAN: for the tool that
-    moves them, never for a request)."""
-    old = legacy_handovers_key(prefix, "")
-    for key in client.scan_iter(f"{old}*", 1000):
-        yield reply_text(key).removeprefix(old)
+def earlier_handover_keys(client: Any, prefix: str) -> Iterator[str]:
+    """The keys of hand-overs kept where they were before (by SCAN, on every master of a
+    cluster: for the tool that moves them, never for a request)."""
+    for key in client.scan_iter(f"{legacy_handovers_key(prefix, '')}*", 1000):
+        yield reply_text(key)
 
 
 def move_earlier_op(keys: KeySpace, game_id: str) -> Op[int]:
     """Copy the game's hand-overs of before into its slot, the level of before where both
     have one (as `handover_levels` reads them); how many. The old ones stay: the version
-    before reads only those."""
+    before reads only those. Refused (ValueError) for a game with neither events nor an
+    archive under these keys: a prefix or shard count other than the deployment's."""
+    game = keys.game(game_id)
+    if not (yield Call("exists", (game.events, archive_key(game)))):
+        raise ValueError(
+            f"game {game_id} has neither events nor an archive under the prefix "
+            f"{keys.prefix!r} with {keys.shards} shards (PATRICIAN_SHARDS as the deployment's?)"
+        )
     earlier = yield from earlier_handovers_op(keys, game_id)
     for player, level in earlier.items():
-        yield Call("hset", (keys.game(game_id).handed, player, level))
+        yield Call("hset", (game.handed, player, level))
     return len(earlier)
 
 
-def move_earlier(client: Any, run: Callable[[Op[Any]], Any], keys: KeySpace) -> tuple[int, int]:
-    """Copy every game's hand-overs of before into its slot, then mark the store (only then:
-    a move cut short is done again whole); (games, hand-overs)."""
-    games = handovers = 0
-    for game_id in earlier_handover_games(client, keys.prefix):
-        handovers += run(move_earlier_op(keys, game_id))
-        games += 1
-    run(_mark_moved_op(keys))
-    return games, handovers
+class Moved(NamedTuple):
+    games: int
+    handovers: int
+    problems: list[str]
+    """A line for each key that could not be moved; the store is marked only without any."""
+
+
+def move_earlier(client: Any, run: Callable[[Op[Any]], Any], keys: KeySpace) -> Moved:
+    """Copy every game's hand-overs of before into its slot, then mark the store, only if
+    every one was copied (a move cut short, or one with problems, is done again whole)."""
+    moved = Moved(0, 0, [])
+    old = legacy_handovers_key(keys.prefix, "")
+    for key in earlier_handover_keys(client, keys.prefix):
+        try:
+            handovers = run(move_earlier_op(keys, key.removeprefix(old)))
+        except StoreUnavailable:
+            raise
+        except (ValueError, StoreError) as error:  # a game id or a key not of the store's
+            moved.problems.append(f"{key}: {error}")
+            continue
+        moved = moved._replace(games=moved.games + 1, handovers=moved.handovers + handovers)
+    if not moved.problems:
+        run(_mark_moved_op(keys))
+    return moved
 
 
 def _mark_moved_op(keys: KeySpace) -> Op[None]:

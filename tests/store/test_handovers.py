@@ -22,6 +22,7 @@ from domain.state import State
 from server.carddata import load_game_data
 from server.cli import main
 from store import appending
+from store.archived import archive_key
 from store.client import EventStore
 from store.errors import HandedOver, VersionConflict
 from store.games import CommandPath, Outcome, execute_op
@@ -312,13 +313,13 @@ def test_moving_the_hand_overs_of_before_puts_each_in_its_games_slot_and_marks_t
     store.client.hset(legacy_handovers_key(store.keys.prefix, "g1"), other, "greedy")
     playing = store.run(handovers_op(store.keys, "g1"))
     assert not store.client.exists(handovers_moved_key(store.keys.prefix))
-    assert move_earlier(store.client, store.run, store.keys) == (1, 2)
+    assert move_earlier(store.client, store.run, store.keys) == (1, 2, [])
     moved = store.client.hgetall(store.keys.game("g1").handed)
     assert moved == {player.encode(): b"greedy", other.encode(): b"greedy"}
     assert store.run(handovers_op(store.keys, "g1")) == playing
     assert store.client.exists(handovers_moved_key(store.keys.prefix))
     assert store.client.exists(legacy_handovers_key(store.keys.prefix, "g1"))  # for lines before
-    assert move_earlier(store.client, store.run, store.keys) == (1, 2)  # again: the same
+    assert move_earlier(store.client, store.run, store.keys) == (1, 2, [])  # again: the same
     with pytest.raises(IllegalCommand, match="handed this seat to a bot"):
         _send(store, games, player, state.version, command, "after the move")
 
@@ -354,6 +355,47 @@ def test_a_process_running_before_the_move_learns_of_it_within_256_commands(
     move_earlier(store.client, store.run, store.keys)
     told = [store.run(earlier_moved_op(store.context)) for _ in range(256)]
     assert told == [False] * 255 + [True]
+    # The mark taken away (a rollback; a store restored from before the move): seen as soon.
+    store.client.delete(handovers_moved_key(store.keys.prefix))
+    told = [store.run(earlier_moved_op(store.context)) for _ in range(256)]
+    assert told == [True] * 255 + [False]
+
+
+@pytest.mark.parametrize("backend", WITH_CLUSTER, indirect=True)
+def test_the_move_reaches_every_game_wherever_it_lives_and_marks_only_when_all_moved(
+    store: EventStore,
+) -> None:
+    """Games in every slot (on a cluster: every master); a key under the old name that is no
+    game's hand-overs is named, left, and keeps the store unmarked, the others moved."""
+    ids = [f"g{number}" for number in range(40)]
+    for game_id in ids:
+        store.client.set(archive_key(store.keys.game(game_id)), b"an archive")
+        store.client.hset(legacy_handovers_key(store.keys.prefix, game_id), "p1", "greedy")
+    store.client.set(legacy_handovers_key(store.keys.prefix, "g-odd"), b"not a hash")
+    store.client.hset(legacy_handovers_key(store.keys.prefix, "no game!"), "p1", "greedy")
+    moved = move_earlier(store.client, store.run, store.keys)
+    assert (moved.games, moved.handovers) == (40, 40)
+    assert sorted(problem.split(": ")[0] for problem in moved.problems) == [
+        legacy_handovers_key(store.keys.prefix, "g-odd"),
+        legacy_handovers_key(store.keys.prefix, "no game!"),
+    ]
+    assert all(store.client.hget(store.keys.game(g).handed, "p1") == b"greedy" for g in ids)
+    assert not store.client.exists(handovers_moved_key(store.keys.prefix))
+
+
+@pytest.mark.parametrize("backend", WITH_CLUSTER, indirect=True)
+def test_a_move_with_a_shard_count_not_the_deployments_copies_nothing_and_marks_nothing(
+    store: EventStore,
+) -> None:
+    _games, _state, player, _command = _started(store)
+    _hand_over_before_they_moved(store, player)
+    elsewhere = EventStore(store.client, prefix=store.keys.prefix, shards=100)
+    moved = move_earlier(elsewhere.client, elsewhere.run, elsewhere.keys)
+    assert (moved.games, moved.handovers) == (0, 0)
+    [problem] = moved.problems
+    assert "neither events nor an archive" in problem and "100 shards" in problem
+    assert not store.client.exists(handovers_moved_key(store.keys.prefix))
+    assert not store.client.exists(elsewhere.keys.game("g1").handed)
 
 
 @pytest.mark.parametrize("backend", [p for p in WITH_CLUSTER if p.id != "fakeredis"], indirect=True)
@@ -368,9 +410,18 @@ def test_the_move_handovers_command_moves_them_and_says_how_many(
     else:
         url = request.getfixturevalue("redis_url")
     monkeypatch.setenv("PATRICIAN_PREFIX", store.keys.prefix)
+    monkeypatch.setenv("PATRICIAN_SHARDS", "100")  # not the deployment's: nothing is moved
+    refused = CliRunner().invoke(main, ["move-handovers", "--redis-url", url])
+    assert refused.exit_code == 1
+    assert "100 shards" in refused.output and "the store is not marked" in refused.output
+    assert not store.client.exists(handovers_moved_key(store.keys.prefix))
+    monkeypatch.delenv("PATRICIAN_SHARDS")
     done = CliRunner().invoke(main, ["move-handovers", "--redis-url", url])
     assert done.exit_code == 0, done.output
-    assert done.output == "moved into their games' slots: 1 hand-over(s) of 1 game(s)\n"
+    assert done.output == (
+        f"prefix {store.keys.prefix!r}, 16 shards\n"
+        "moved into their games' slots: 1 hand-over(s) of 1 game(s)\n"
+    )
     assert store.client.hget(store.keys.game("g1").handed, player) == b"greedy"
     assert store.client.exists(handovers_moved_key(store.keys.prefix))
 
