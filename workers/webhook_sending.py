@@ -78,6 +78,10 @@ _budget: ContextVar[_Budget | None] = ContextVar("webhook_budget", default=None)
 another, each with its own deadline."""
 
 
+class _HandshakeTimeout(httpcore.TimeoutException):
+    """A receiver that accepted the connection but did not finish the TLS handshake in time."""
+
+
 class _DeadlineStream(httpcore.NetworkStream):
     """A stream whose every wait ends by the deadline of the POST it is used for."""
 
@@ -112,7 +116,10 @@ class _DeadlineStream(httpcore.NetworkStream):
         server_hostname: str | None = None,
         timeout: float | None = None,
     ) -> httpcore.NetworkStream:
-        inner = self._stream.start_tls(ssl_context, server_hostname, self._left(timeout))
+        try:
+            inner = self._stream.start_tls(ssl_context, server_hostname, self._left(timeout))
+        except httpcore.ConnectTimeout:  # httpcore's name for it: the connection was accepted
+            raise _HandshakeTimeout("the TLS handshake did not finish in time") from None
         return _DeadlineStream(inner)
 
     def get_extra_info(self, info: str) -> Any:
@@ -268,7 +275,11 @@ class WebhookSender:
                         raise
                     budget.again = True
         except httpcore.TimeoutException as exc:
-            what = "accept a connection" if isinstance(exc, httpcore.ConnectTimeout) else "answer"
+            what = (
+                "finish the TLS handshake" if isinstance(exc, _HandshakeTimeout)
+                else "accept a connection" if isinstance(exc, httpcore.ConnectTimeout)
+                else "answer"
+            )  # fmt: skip
             raise DeliveryFailed(
                 f"The webhook host {target.host} did not {what} in time."
             ) from None

@@ -294,3 +294,15 @@ def test_bytes_a_receiver_sends_beyond_its_answer_never_answer_the_next_post() -
         assert sender.post(receiver.url, b"2", JSON) == Delivered(201, b"second")
         assert sender.connections_made == 2
     assert receiver.done() == [b"1", b"2"]
+
+
+def test_a_receiver_that_accepts_but_never_finishes_the_tls_handshake_is_told_as_such() -> None:
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(5)
+    url = f"https://hooks.example:{listener.getsockname()[1]}/hook"
+    with listener, WebhookSender(LOOPBACK, resolve=resolving(["127.0.0.1"])) as sender:
+        started = time.monotonic()
+        with pytest.raises(DeliveryFailed, match="did not finish the TLS handshake in time"):
+            sender.post(url, b"{}", JSON, read_timeout=0.5)
+        assert time.monotonic() - started < 3
+        listener.accept()[0].close()  # it was accepted, and never spoken to
