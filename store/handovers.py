@@ -144,20 +144,21 @@ class Moved(NamedTuple):
 def move_earlier(client: Any, run: Callable[[Op[Any]], Any], keys: KeySpace) -> Moved:
     """Copy every game's hand-overs of before into its slot, then mark the store, only if
     every one was copied (a move cut short, or one with problems, is done again whole)."""
-    moved = Moved(0, 0, [])
+    games = handovers = 0
+    problems: list[str] = []
     old = legacy_handovers_key(keys.prefix, "")
     for key in earlier_handover_keys(client, keys.prefix):
         try:
-            handovers = run(move_earlier_op(keys, key.removeprefix(old)))
+            handovers += run(move_earlier_op(keys, key.removeprefix(old)))
         except StoreUnavailable:
             raise
         except (ValueError, StoreError) as error:  # a game id or a key not of the store's
-            moved.problems.append(f"{key}: {error}")
-            continue
-        moved = moved._replace(games=moved.games + 1, handovers=moved.handovers + handovers)
-    if not moved.problems:
+            problems.append(f"{key}: {error}")
+        else:
+            games += 1
+    if not problems:
         run(_mark_moved_op(keys))
-    return moved
+    return Moved(games, handovers, problems)
 
 
 def _mark_moved_op(keys: KeySpace) -> Op[None]:

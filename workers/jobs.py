@@ -53,7 +53,7 @@ def game_moved(game_id: str, first_version: int, version: int) -> str:
         last_batch_op(context.path, game_id),
         time_control_op(context.accounts.prefix, game_id),
     )
-    timed_out, decided = False, None
+    timed_out, decided, since = False, None, None
     if last is not None and last.last_version != version:
         last = None  # an append landed between the reads: the game moved on
     if head.version == version:  # the common case: the state is the head's
@@ -61,6 +61,7 @@ def game_moved(game_id: str, first_version: int, version: int) -> str:
         acted_by = ""
         if last is not None:
             meta = meta_decoder.decode(last.metadata)
+            since = meta.time
             acted_by = _mover(meta)
             timed_out = meta.by.startswith(CLOCK_BY)
             if meta.seat is not None and not meta.by:  # the person's own decision
@@ -94,7 +95,6 @@ def game_moved(game_id: str, first_version: int, version: int) -> str:
     outcome = "moved on"
     if head.version == version:
         clock = clock_under(context, game_id, state, control)
-        since = None if last is None else meta_decoder.decode(last.metadata).time
         keep_inboxes(context, game_id, state, since, clock)
         keep_time(context, game_id, state, levels, clock)
         outcome = _bot_move(context, game_id, state, levels)

@@ -10,10 +10,8 @@ test_webhook_targets.py; a raw socket where the receiver must misbehave on purpo
 from __future__ import annotations
 
 import contextlib
-import shutil
 import socket
 import ssl
-import subprocess
 import threading
 import time
 from collections.abc import Iterator
@@ -24,6 +22,7 @@ from typing import Any, cast
 
 import pytest
 
+from tests.workers.mailbox import self_signed
 from workers.webhook_sending import Delivered, WebhookSender
 from workers.webhook_target import Allowlist, DeliveryFailed, TargetRefused
 
@@ -126,20 +125,10 @@ def test_a_receiver_told_of_turn_after_turn_gets_them_over_one_connection(
 
 
 def test_over_https_the_connection_and_its_handshake_serve_many_posts(tmp_path: Path) -> None:
-    openssl = shutil.which("openssl")
-    assert openssl is not None, "openssl makes the test's certificate (Debian's openssl)"
-    key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
-    subprocess.run(
-        [openssl, "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
-         "-nodes", "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=hooks.example",
-         "-addext", "subjectAltName=DNS:hooks.example"],
-        check=True, capture_output=True,
-    )  # fmt: skip
-    serving_tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    serving_tls.load_cert_chain(cert, key)
-    trusting = ssl.create_default_context(cafile=str(cert))
+    certificate = self_signed(tmp_path, "DNS:hooks.example")
+    trusting = ssl.create_default_context(cafile=str(certificate.cert))
     with (
-        _serving(serving_tls) as receiver,
+        _serving(certificate.server_context()) as receiver,
         WebhookSender(LOOPBACK, resolve=resolving(["127.0.0.1"]), tls=trusting) as sender,
     ):
         for _ in range(5):

@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import contextlib
 import ipaddress
-import shutil
 import socket
 import ssl
-import subprocess
 import threading
 import time
 from collections.abc import Iterator
@@ -24,6 +22,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.workers.mailbox import self_signed
 from workers.webhook_sending import Delivered, post
 from workers.webhook_target import (
     Allowlist,
@@ -401,17 +400,7 @@ def test_a_port_where_nothing_listens_fails_to_deliver() -> None:
 
 
 def test_tls_verifies_the_certificate_for_the_host_name_sent_by_sni(tmp_path: Path) -> None:
-    openssl = shutil.which("openssl")
-    assert openssl is not None, "openssl makes the test's certificate (Debian's openssl)"
-    key, cert = tmp_path / "key.pem", tmp_path / "cert.pem"
-    subprocess.run(
-        [openssl, "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
-         "-nodes", "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=hooks.example",
-         "-addext", "subjectAltName=DNS:hooks.example"],
-        check=True, capture_output=True,
-    )  # fmt: skip
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.load_cert_chain(cert, key)
+    context = self_signed(tmp_path, "DNS:hooks.example").server_context()
     names: list[str | None] = []
 
     def sni(_socket: ssl.SSLObject, name: str | None, _context: ssl.SSLContext) -> None:
