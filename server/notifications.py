@@ -41,7 +41,7 @@ from store.notifications import (
     unsubscriber_op,
 )
 from store.protocol import Op
-from workers.webhook_target import Allowlist, TargetRefused, check_url
+from workers.webhook_target import Allowlist, LookupFailed, TargetRefused, check_url
 
 
 class NotificationService:
@@ -72,7 +72,7 @@ class NotificationService:
             url = request.webhook.url
             try:
                 await asyncio.to_thread(check_url, url, self.allow)  # it resolves the name
-            except TargetRefused as refused:
+            except (TargetRefused, LookupFailed) as refused:
                 raise InvalidSetting("webhook.url", refused.reason) from None
             if before.webhook is not None and before.webhook.url == url:
                 webhook = Webhook(url, before.webhook.secret)

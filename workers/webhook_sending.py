@@ -34,6 +34,7 @@ import httpcore
 import msgspec
 
 from workers.webhook_target import (
+    LOOKUP_SECONDS,
     Allowlist,
     DeliveryFailed,
     Resolver,
@@ -142,9 +143,10 @@ class _CheckedBackend(httpcore.SyncBackend):
         local_address: str | None = None,
         socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
     ) -> httpcore.NetworkStream:
-        addresses = checked_addresses(host, port, self._allow, self._resolve)
-        # The connect time-out bounds all the attempts together, not each.
+        # The connect time-out bounds the lookup and all the attempts together, not each.
         deadline = None if timeout is None else time.monotonic() + timeout
+        seconds = LOOKUP_SECONDS if timeout is None else timeout
+        addresses = checked_addresses(host, port, self._allow, self._resolve, seconds)
         failure: Exception = httpcore.ConnectError(f"{host} has no address")
         for address in addresses:
             left = None if deadline is None else max(deadline - time.monotonic(), 0.001)
@@ -246,7 +248,8 @@ class WebhookSender:
 
         `connect_timeout` bounds a new connection; `read_timeout` everything after it (TLS,
         sending, the whole answer). Raises TargetRefused for a refused target and
-        DeliveryFailed for a network failure or a time-out. The Host header is always the
+        DeliveryFailed for a network failure or a time-out (LookupFailed, one, when the host's
+        name could not be looked up within the connect time-out). The Host header is always the
         URL's host.
         """
         target = parse_target(url)

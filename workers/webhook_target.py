@@ -13,18 +13,34 @@ loopback in tests).
 
 from __future__ import annotations
 
+import functools
 import ipaddress
+import os
 import socket
 import urllib.parse
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as LookupTimeout
 from dataclasses import dataclass
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 Resolver = Callable[[str, int], list[str]]
-"""host, port -> IP address strings; raises OSError (or answers []) for a host it cannot find."""
+"""host, port -> IP address strings; raises OSError (or answers []) for a host it cannot find,
+`socket.gaierror` with `EAI_AGAIN` for a temporary failure, as `getaddrinfo` does."""
 
 MAX_URL_LENGTH = 2048
+
+LOOKUP_SECONDS = 5.0
+"""The longest a host's name lookup may take where no shorter time is given. The system's
+resolver may keep trying for half a minute (its time-out, times its attempts, times the name
+servers): a player whose name server never answers would hold a thread that long each time."""
+
+LOOKUP_THREADS = 16
+"""Lookups of one process at once. A lookup given up on still holds its thread until the
+resolver gives up too; the lookups beyond these wait their turn within their own time, so
+hosts that never answer cost only other webhooks' lookups their time, never the process's
+other threads. (A process that ends waits for such a lookup, as long as the resolver tries.)"""
 
 # Ranges that are not public but that Python 3.11's `is_global` tables (older than the IANA
 # registries) still call global; multicast is checked on its own.
@@ -50,6 +66,12 @@ class TargetRefused(_Reasoned, ValueError):
 class DeliveryFailed(_Reasoned):
     """A permitted target that could not be reached or did not answer in time (worth trying
     again later, unlike `TargetRefused`); `reason` says which."""
+
+
+class LookupFailed(DeliveryFailed):
+    """The host's name could not be looked up just now: no answer within the lookup's time,
+    or the resolver's own temporary failure. Not a verdict on the target: a delivery is tried
+    again later, and a URL being set is refused with the advice to try again."""
 
 
 @dataclass(frozen=True)
@@ -170,16 +192,43 @@ def parse_target(url: str) -> Target:
     return Target(parts.scheme, host, port or default, target, host_header)
 
 
-def checked_addresses(host: str, port: int, allow: Allowlist, resolve: Resolver) -> list[str]:
-    """Every address `host` stands for, each public or allowed; else TargetRefused."""
+@functools.cache
+def _lookups(pid: int) -> ThreadPoolExecutor:
+    """The lookup threads of process `pid`: a process forked from another makes its own."""
+    return ThreadPoolExecutor(LOOKUP_THREADS, thread_name_prefix="webhook-lookup")
+
+
+def _looked_up(host: str, port: int, resolve: Resolver, seconds: float) -> list[str]:
+    """`resolve(host, port)`, given up on after `seconds` (LookupFailed); [] for a name that
+    does not exist."""
+    try:
+        return _lookups(os.getpid()).submit(resolve, host, port).result(seconds)
+    except LookupTimeout:
+        raise LookupFailed(
+            f"The name server of the webhook host {host} did not answer within {seconds:g} s: "
+            "try again later."
+        ) from None
+    except socket.gaierror as error:
+        if error.errno == socket.EAI_AGAIN:
+            raise LookupFailed(
+                f"The webhook host {host} could not be looked up just now (a temporary failure "
+                "of the name servers): try again later."
+            ) from None
+        return []
+    except OSError:
+        return []
+
+
+def checked_addresses(
+    host: str, port: int, allow: Allowlist, resolve: Resolver, seconds: float = LOOKUP_SECONDS
+) -> list[str]:
+    """Every address `host` stands for, each public or allowed; else TargetRefused, or
+    LookupFailed when its name could not be looked up within `seconds`."""
     literal = _literal(host)
     if literal is not None:
         answers = [str(literal)]
     else:
-        try:
-            answers = resolve(host, port)
-        except OSError:
-            answers = []
+        answers = _looked_up(host, port, resolve, seconds)
         if not answers:
             raise TargetRefused(f"The webhook host {host} does not resolve to any address.")
     addresses = []
@@ -202,6 +251,6 @@ def check_url(url: str, allow: Allowlist, resolve: Resolver = system_resolve) ->
     """At set time: refuse (TargetRefused) unless the scheme is http or https, a host is
     present, there is no user:password part, the URL is at most 2048 characters, and EVERY
     address the host resolves to is public (or allowlisted). A host that does not resolve is
-    refused too."""
+    refused too; one whose name cannot be looked up just now raises LookupFailed."""
     target = parse_target(url)
     checked_addresses(target.host, target.port, allow, resolve)

@@ -4,6 +4,9 @@ time zone, and nothing is sent to a webhook that is off."""
 
 from __future__ import annotations
 
+import socket
+from typing import Any
+
 import pytest
 
 from tests.server.client import Api
@@ -32,6 +35,34 @@ def test_a_webhook_url_inside_the_network_is_refused_when_it_is_set(api: Api, ur
     assert body["error"] == "invalid_setting" and body["field"] == "webhook.url"
     assert body["message"]
     assert api.ok(api.request("GET", "/api/me/notifications", player=me))["webhook"] is None
+
+
+def test_a_webhook_host_not_looked_up_just_now_is_refused_with_advice_and_nothing_changes(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A temporary failure of the name servers is not a verdict on the URL: it is refused, it
+    says to try again later, and the webhook set before stays as it was."""
+    looked_up = socket.getaddrinfo
+
+    def name_servers(host: str, port: Any, *args: Any, **kwargs: Any) -> Any:
+        if host == "hooks.example":
+            raise socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution")
+        if host == "ok.example":
+            return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("93.184.215.14", port))]
+        return looked_up(host, port, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", name_servers)
+    me = api.create_player("Ada")
+    before = {"webhook": {"url": "https://ok.example/hook"}}
+    set_before = api.ok(api.request("PUT", "/api/me/notifications", player=me, json=before))
+    body = {"webhook": {"url": "https://hooks.example/hook"}}
+    answer = api.request("PUT", "/api/me/notifications", player=me, json=body)
+    assert answer.status_code == 422, answer.text
+    refused = answer.json()
+    assert refused["error"] == "invalid_setting" and refused["field"] == "webhook.url"
+    assert "hooks.example" in refused["message"] and "try again later" in refused["message"]
+    after = api.ok(api.request("GET", "/api/me/notifications", player=me))
+    assert after["webhook"]["url"] == set_before["webhook"]["url"] == "https://ok.example/hook"
 
 
 def test_quiet_hours_need_a_real_time_zone_and_two_different_times(api: Api) -> None:

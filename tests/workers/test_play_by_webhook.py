@@ -8,10 +8,12 @@ from __future__ import annotations
 import json
 import os
 import random
+import socket
 import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -373,6 +375,57 @@ def test_a_failed_first_attempt_is_tried_again_later_under_the_same_webhook_id(
             (1, "failed"),
             (2, "delivered"),
         ]
+
+
+def test_a_temporary_failure_of_the_name_servers_makes_a_notification_late_never_lost(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A webhook host whose name cannot be looked up for a moment (EAI_AGAIN) is not refused
+    for good: the attempt fails, says why, and the same notification arrives on the next."""
+    from rq import Retry
+
+    from workers import webhooks
+
+    monkeypatch.setattr(webhooks, "DELIVERY_RETRY", Retry(max=6, interval=[1] * 6))
+    monkeypatch.setattr(webhooks, "LATER_RETRY", Retry(max=5, interval=[1] * 5))
+    looked_up, failing = socket.getaddrinfo, [False]
+
+    def name_servers(host: str, port: Any, *args: Any, **kwargs: Any) -> Any:
+        if host != "hooks.example":
+            return looked_up(host, port, *args, **kwargs)
+        if failing[0]:
+            failing[0] = False
+            raise socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution")
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.1", port))]
+
+    monkeypatch.setattr(socket, "getaddrinfo", name_servers)
+    app = build_app(Settings(webhook_allow="127.0.0.1", public_url=PUBLIC))
+    with Sink() as sink, TestClient(app, timeout=30) as client:
+        api = Api(client)
+        ada, bea = (api.create_player(name) for name in ("Ada", "Bea"))
+        url = sink.url("/Ada").replace("127.0.0.1", "hooks.example")
+        answer = api.request(
+            "PUT", "/api/me/notifications", player=ada, json={"webhook": {"url": url}}
+        )
+        sink.secrets["/Ada"] = api.ok(answer)["webhook"]["secret"]
+        failing[0] = True  # the name servers fail once, at the first attempt
+        created = api.create_game(ada, 2)
+        api.join(bea, created["game_id"], created["invite_code"])
+        deadline = time.monotonic() + 20
+        while True:  # the notice whose lookup failed (game.started or turn.started) arrives
+            log = api.ok(api.request("GET", "/api/me/deliveries", player=ada))
+            failed = [d for d in log if d["status"] == "failed"]
+            late = failed[0]["webhook_id"] if failed else None
+            if any(d["webhook_id"] == late and d["status"] == "delivered" for d in log):
+                break
+            assert time.monotonic() < deadline, log
+            time.sleep(0.1)
+        attempts = sorted((d["attempt"], d["status"]) for d in log if d["webhook_id"] == late)
+        assert attempts == [(1, "failed"), (2, "delivered")]
+        assert len(failed) == 1 and sink.ids["/Ada"].count(late) == 1
+        assert "hooks.example" in failed[0]["detail"]
+        assert "try again later" in failed[0]["detail"]
+        assert api.ok(api.request("GET", "/api/me/notifications", player=ada))["webhook"]["enabled"]
 
 
 def test_a_job_that_runs_after_its_game_moved_on_tells_nobody_anything_again(sink: Sink) -> None:

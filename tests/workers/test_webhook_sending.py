@@ -295,3 +295,24 @@ def test_a_receiver_that_accepts_but_never_finishes_the_tls_handshake_is_told_as
             sender.post(url, b"{}", JSON, read_timeout=0.5)
         assert time.monotonic() - started < 3
         listener.accept()[0].close()  # it was accepted, and never spoken to
+
+
+def test_a_host_whose_name_server_never_answers_fails_within_the_connect_time_out() -> None:
+    """The lookup counts in the connect time-out: a player's name server that never answers
+    makes a failed delivery (tried again later) in that time, not a worker thread stuck for
+    as long as the system's resolver keeps trying."""
+    released = threading.Event()
+
+    def unanswered(host: str, port: int) -> list[str]:
+        released.wait(30)
+        return ["127.0.0.1"]
+
+    try:
+        with WebhookSender(LOOPBACK, resolve=unanswered) as sender:
+            started = time.monotonic()
+            with pytest.raises(DeliveryFailed, match=r"did not answer within 0\.3 s"):
+                sender.post("http://hooks.example/hook", b"{}", JSON, connect_timeout=0.3)
+            assert time.monotonic() - started < 1.5
+            assert sender.connections_made == 0
+    finally:
+        released.set()

@@ -25,11 +25,14 @@ from hypothesis import strategies as st
 from tests.workers.mailbox import self_signed
 from workers.webhook_sending import Delivered, post
 from workers.webhook_target import (
+    LOOKUP_THREADS,
     Allowlist,
     DeliveryFailed,
+    LookupFailed,
     Resolver,
     TargetRefused,
     check_url,
+    checked_addresses,
     system_resolve,
 )
 
@@ -241,6 +244,68 @@ def test_a_name_that_rebinds_to_loopback_after_the_check_is_refused_when_sent_un
     with pytest.raises(TargetRefused, match=r"resolves to 127\.0\.0\.1, which is a loopback"):
         post("https://hooks.example/hook", b"{}", {}, NONE, resolve=rebinding)
     assert asked == ["hooks.example", "hooks.example"]
+
+
+@contextlib.contextmanager
+def unanswered() -> Iterator[Resolver]:
+    """A resolver whose name server never answers (until the test ends)."""
+    released = threading.Event()
+
+    def resolve(host: str, port: int) -> list[str]:
+        released.wait(30)
+        return [PUBLIC]
+
+    try:
+        yield resolve
+    finally:
+        released.set()
+
+
+def test_a_name_server_that_never_answers_is_given_up_on_within_the_lookup_time() -> None:
+    with unanswered() as resolve:
+        began = time.monotonic()
+        with pytest.raises(LookupFailed, match=r"hooks\.example did not answer within 0\.2 s"):
+            checked_addresses("hooks.example", 443, NONE, resolve, 0.2)
+        assert time.monotonic() - began < 1.0
+
+
+def test_a_temporary_failure_of_the_name_servers_is_not_a_refusal_of_the_target() -> None:
+    def failing(host: str, port: int) -> list[str]:
+        raise socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution")
+
+    with pytest.raises(LookupFailed, match="temporary failure") as raised:
+        check_url("https://hooks.example/hook", NONE, failing)
+    assert isinstance(raised.value, DeliveryFailed)
+    assert not isinstance(raised.value, TargetRefused)
+    with pytest.raises(TargetRefused, match="does not resolve to any address"):
+        check_url("https://hooks.example/hook", NONE, nowhere)  # no such name: refused
+
+
+def test_lookups_that_never_end_hold_only_the_lookup_threads_and_each_ends_in_its_time() -> None:
+    """Player after player naming a host whose name server never answers: every check ends
+    within its own time, queued ones too, and the stuck lookups hold at most LOOKUP_THREADS
+    threads of the process, none of the threads that serve anything else (meanwhile other
+    hosts' lookups wait their turn: a delivery is tried again later)."""
+    failures: list[float] = []
+
+    def check(resolve: Resolver) -> None:
+        began = time.monotonic()
+        with contextlib.suppress(LookupFailed):
+            checked_addresses("slow.example", 443, NONE, resolve, 0.3)
+            return
+        failures.append(time.monotonic() - began)
+
+    with unanswered() as resolve:
+        checkers = [threading.Thread(target=check, args=(resolve,)) for _ in range(40)]
+        for checker in checkers:
+            checker.start()
+        for checker in checkers:
+            checker.join(5)
+        lookups = [t for t in threading.enumerate() if t.name.startswith("webhook-lookup")]
+        assert len(failures) == 40 and max(failures) < 1.5
+        assert len(lookups) <= LOOKUP_THREADS
+    # once the resolver gives up on them, their threads look up names again
+    assert checked_addresses("hooks.example", 443, NONE, answering(PUBLIC), 5) == [PUBLIC]
 
 
 # The sink: a real HTTP server on loopback.
