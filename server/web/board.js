@@ -259,17 +259,20 @@ export class BoardPicture {
     const changed = [];
     const pending = view.pending ? [view.pending.seat, view.pending.step, view.pending.city] : null;
     for (const city of view.cities) {
-      const shows = JSON.stringify([city, pending, chosen.deciding ? chosen.legal : null]);
+      const content = JSON.stringify(city);
+      const shows = JSON.stringify([content, pending, chosen.deciding ? chosen.legal : null]);
       const kept = this.tiles.get(city.name);
       if (kept && kept.shows === shows) continue;
       const tile = cityTile(view, city, at.get(city.name), chosen, this.cards);
       if (kept) {
         kept.node.replaceWith(tile);
-        changed.push(city.name);
+        // changed: what the city holds, not only whose turn it is or what may be chosen
+        // there (a new turn draws every tile again, and would mark them all)
+        if (kept.content !== content) changed.push(city.name);
       } else {
         this.svg.append(tile);
       }
-      this.tiles.set(city.name, { shows, node: tile });
+      this.tiles.set(city.name, { shows, content, node: tile });
     }
     const markers = JSON.stringify(view.markers);
     if (markers !== this.routes.shows) {

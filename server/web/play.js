@@ -210,7 +210,9 @@ function render() {
   document.body.dataset.busy = page.busy;
   document.body.dataset.staged = page.staged.length;
   document.body.dataset.deciding = Boolean(deciding());
-  parts.pending.textContent = pendingText(page.base, viewer());
+  // With a turn staged, the step it reached (or, once it ends, what is left to do)
+  parts.pending.textContent = !page.staged.length ? pendingText(page.base, viewer())
+    : page.ended ? "Your turn: confirm and send it." : pendingText(view, viewer());
   if (!page.picture) page.picture = new BoardPicture(page.cards);
   const focused = document.activeElement && document.activeElement.getAttribute("aria-label");
   const changed = page.picture.draw(view, { legal: view.legal_commands, deciding: choosing(), onCommand: stage });

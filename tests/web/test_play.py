@@ -17,7 +17,7 @@ import httpx
 from tests.server.detector import Secrets
 from tests.server.live import LiveServer
 from tests.web.browser import Watched
-from tests.web.players import Person
+from tests.web.players import LEGAL, Person
 
 CARD = re.compile(r"\b[A-Z]{3}-\d+\b")
 
@@ -144,3 +144,39 @@ def test_a_move_the_rules_refuse_is_shown_with_its_rule(open_page: Callable[...,
     assert kim.page.evaluate("document.body.dataset.staged") == "2"  # the rest stays staged
     kim.watched.allow("the server responded with a status of 422")
     kim.play_turn(rng)
+
+
+def test_the_turn_line_follows_the_staged_turn_and_only_tiles_a_move_changed_flash(
+    open_page: Callable[..., Watched],
+) -> None:
+    """While a turn is staged, the line that says whose turn it is names the step it reached,
+    then says to confirm; and the tiles that flash are those whose city a move changed, not
+    every tile drawn again because the turn passed or other choices opened."""
+    rng = random.Random(6)
+    ida = Person(open_page(), "Ida")
+    ida.watched.sign_in("Ida")
+    create_game(ida, seats=2, bots=["random"])
+    page = ida.page
+    page.locator("svg.board g.city").first.wait_for()
+    cities = page.locator("svg.board g.city").count()
+    turn_line = page.locator("p.pending")
+    flashing = page.locator("svg.board g.city.changed")
+    for turn in range(3):
+        assert ida.wait_for_turn()
+        if turn:  # the bot's move since: its city, not every tile of the new turn
+            assert 1 <= flashing.count() < cities
+        assert turn_line.inner_text() == "Your turn: play a card."
+        page.locator("button.card-chip.legal").first.click()  # the played card: no city changes
+        ida.idle()
+        assert turn_line.inner_text().startswith("Your turn: build a floor with ")
+        assert flashing.count() == 0
+        page.locator("svg.board g.option.legal > rect.target").first.click()
+        ida.idle()
+        assert flashing.count() == 1  # the city built in
+        while page.locator(LEGAL).count():
+            page.locator(LEGAL).nth(rng.randrange(page.locator(LEGAL).count())).click()
+            ida.idle()
+        assert turn_line.inner_text() == "Your turn: confirm and send it."
+        before = ida.version()
+        page.get_by_role("button", name="Confirm and send").click()
+        page.wait_for_function("(v) => Number(document.body.dataset.version) > v", arg=before)
