@@ -180,3 +180,24 @@ def test_the_turn_line_follows_the_staged_turn_and_only_tiles_a_move_changed_fla
         before = ida.version()
         page.get_by_role("button", name="Confirm and send").click()
         page.wait_for_function("(v) => Number(document.body.dataset.version) > v", arg=before)
+
+
+def test_the_log_names_each_seat_as_the_seats_table_does(
+    open_page: Callable[..., Watched],
+) -> None:
+    """The server's words number the seats; the page names them ("Ida (seat 0)"), so a bot
+    named for the order it was added is never mistaken for the seat of that number."""
+    ida = Person(open_page(), "Ida")
+    ida.watched.sign_in("Ida")
+    create_game(ida, seats=3, bots=["random", "random"])
+    page = ida.page
+    page.locator("svg.board g.city").first.wait_for()
+    ida.wait_for_turn()
+    ida.play_turn(random.Random(7))
+    ida.wait_for_turn()
+    lines = page.locator("ol.log li").all_inner_texts()
+    assert any(line.startswith("Ida (seat ") for line in lines), lines
+    assert not [line for line in lines if re.search(r"(?<!\()\b[Ss]eat \d", line)], lines
+    table = page.locator("section.seats-wrap").inner_text()
+    for bot in re.findall(r"(Random bot \d) ", " ".join(lines)):
+        assert bot in table
