@@ -6,6 +6,8 @@ last turn"). It reads events only after redaction, so it can never tell a secret
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from domain.board import Board
 from domain.commands import (
     ChooseArchitettoSite,
@@ -42,20 +44,33 @@ from domain.events import (
     StepStarted,
     TradeRoutePlaced,
 )
+from domain.state import State
 
 
-def who(board: Board, seat: int) -> str:
-    return "the Architetto" if board.architetto and seat == board.seats else f"seat {seat}"
+def seat_names(state: State) -> tuple[str, ...]:
+    """The name of the player at each seat, once the seats are drawn ('' for one unnamed)."""
+    return tuple(
+        state.names[index] if index < len(state.names) else "" for index in state.seat_players
+    )
 
 
-def acted_for(board: Board, seat: int, by: str) -> str | None:
+def who(board: Board, seat: int, names: Sequence[str] = ()) -> str:
+    """A seat in words: "Ada (seat 0)" given the seats' `names`, else "seat 0"; the
+    Architetto by its name."""
+    if board.architetto and seat == board.seats:
+        return "the Architetto"
+    name = names[seat] if seat < len(names) else ""
+    return f"{name} (seat {seat})" if name else f"seat {seat}"
+
+
+def acted_for(board: Board, seat: int, by: str, names: Sequence[str] = ()) -> str | None:
     """Who acted for a seat, as an append's `by` says (docs/record.md), in words; None for
     the seat's own player."""
     kind, _, level = by.partition(":")
     if kind == "clock":
-        return f"The time of {who(board, seat)} ran out: the {level} bot played its turn."
+        return f"The time of {who(board, seat, names)} ran out: the {level} bot played its turn."
     if kind == "bot":
-        return f"The {level} bot played for {who(board, seat)}."
+        return f"The {level} bot played for {who(board, seat, names)}."
     return None
 
 
@@ -92,8 +107,9 @@ def describe_command(command: Command) -> str:
             return "passed"
 
 
-def narrate(board: Board, event: Event) -> str | None:
-    """One line about `event`, or None for bookkeeping that says nothing new to a person."""
+def narrate(board: Board, event: Event, names: Sequence[str] = ()) -> str | None:
+    """One line about `event`, or None for bookkeeping that says nothing new to a person;
+    each seat named by `names` (`seat_names`), or by its number alone."""
     match event:
         case GameCreated():
             modules = ", ".join(event.modules) or "no modules"
@@ -107,33 +123,34 @@ def narrate(board: Board, event: Event) -> str | None:
         case GameStarted():
             return "The table is full: seats are drawn and the cards dealt."
         case HandDealt(seat=seat, cards=cards):
-            return f"Seat {seat} was dealt {', '.join(cards)}."
+            told = who(board, seat, names)
+            return f"{told[0].upper()}{told[1:]} was dealt {', '.join(cards)}."
         case FaceUpDealt(cards=cards):
             return "Face up: " + ", ".join(cards) + "."
         case StepStarted(seat=seat, step="play_card"):
-            return f"-- {who(board, seat)}'s turn --"
+            return f"-- {who(board, seat, names)}'s turn --"
         case CardPlayed(seat=seat, card=card):
-            return f"{who(board, seat)} plays {card_text(board, card)}."
+            return f"{who(board, seat, names)} plays {card_text(board, card)}."
         case FloorPlaced(seat=seat, city=city, site=site):
-            return f"{who(board, seat)} builds a floor in {city}, site {site}."
+            return f"{who(board, seat, names)} builds a floor in {city}, site {site}."
         case CityScored():
             bonus = f" (trade bonus {event.trade_bonus:+d} each)" if event.trade_bonus else ""
             return (
-                f"{event.city} is scored: {who(board, event.high_seat)} takes "
-                f"{event.high_token}, {who(board, event.low_seat)} takes {event.low_token}{bonus}."
+                f"{event.city} is scored: {who(board, event.high_seat, names)} takes "
+                f"{event.high_token}, {who(board, event.low_seat, names)} takes "
+                f"{event.low_token}{bonus}."
             )
         case CardTaken(seat=seat, city=city, card=card):
-            return f"{who(board, seat)} takes {card} from {city}."
+            return f"{who(board, seat, names)} takes {card} from {city}."
         case FloorMoved(seat=seat, city=city, from_site=site):
-            return (
-                f"{who(board, seat)} moves the top floor of {city} site {site} to site {1 - site}."
-            )
+            mover = who(board, seat, names)
+            return f"{mover} moves the top floor of {city} site {site} to site {1 - site}."
         case CardRevealed(city=city, card=card):
             return f"{card} is turned face up on {city}."
         case TradeRoutePlaced(seat=seat, cities=(a, b), side=side):
-            return f"{who(board, seat)} puts a {side} between {a} and {b}."
+            return f"{who(board, seat, names)} puts a {side} between {a} and {b}."
         case StepSkipped(seat=seat, step=step):
-            return f"{who(board, seat)} passes on {step.replace('_', ' ')}."
+            return f"{who(board, seat, names)} passes on {step.replace('_', ' ')}."
         case ArchitettoRevealed(card=card, source=source):
             where = "its hidden cards" if source == "hidden" else "the draw pile"
             return f"The Architetto reveals {card_text(board, card)} from {where}."
@@ -141,12 +158,12 @@ def narrate(board: Board, event: Event) -> str | None:
             lines = ["The game is over."]
             for score in event.scores:
                 lines.append(
-                    f"  {who(board, score.seat)}: {score.total} = {score.tokens} tokens + "
+                    f"  {who(board, score.seat, names)}: {score.total} = {score.tokens} tokens + "
                     f"{score.portraits} portraits + {score.trade_bonus} trade + "
                     f"{score.delegates} delegates {''.join(score.delegate_cards)}"
                 )
-            names = " and ".join(who(board, seat) for seat in event.winners)
-            lines.append(f"Winner: {names}.")
+            winners = " and ".join(who(board, seat, names) for seat in event.winners)
+            lines.append(f"Winner: {winners}.")
             return "\n".join(lines)
         case SeedRevealed(server_seed=seed):
             return f"The seed was {seed}."

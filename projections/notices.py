@@ -18,7 +18,7 @@ import msgspec
 from domain.events import Event, GameCancelled, GameEnded, GameStarted
 from domain.state import State
 from domain.view import PendingView, view, visible
-from projections.narrate import acted_for, narrate
+from projections.narrate import acted_for, narrate, seat_names
 from projections.signatures import Receipt
 from store.talk import TalkMessage
 
@@ -131,13 +131,13 @@ def notice(
         for version, event in enumerate(since, since_version + 1)
         if visible(event, notice.seat, over)
     ]
-    board = state.board
+    board, names = state.board, seat_names(state)
     acted = acted or {}
     happened = []
     for item in seen:
-        if item.version in acted and (told := acted_for(board, *acted[item.version])):
+        if item.version in acted and (told := acted_for(board, *acted[item.version], names)):
             happened.append(told)
-        if (line := narrate(board, item.event)) is not None:
+        if (line := narrate(board, item.event, names)) is not None:
             happened.append(line)
     pending = view(state, notice.seat).pending if state.pending is not None else None
     asked = pending if pending is not None and pending.seat == notice.seat else None

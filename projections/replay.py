@@ -16,7 +16,7 @@ from domain.events import Event, log_finished
 from domain.evolve import evolve, fold
 from domain.state import NEW_GAME
 from domain.view import ClockView, View, view, visible
-from projections.narrate import narrate
+from projections.narrate import narrate, seat_names
 
 
 class ReplayStep(msgspec.Struct, frozen=True, gc=False):
@@ -62,7 +62,8 @@ def replay(
             if at >= 0:
                 shown = msgspec.structs.replace(shown, clock=clocks[at][1])
             by = acted[by_at][1] if by_at >= 0 else ""
-            steps.append(ReplayStep(version, event, shown, by, narrate(state.board, event)))
+            told = narrate(state.board, event, seat_names(state))
+            steps.append(ReplayStep(version, event, shown, by, told))
     return Replay(viewer=seat, version=len(events), over=over, steps=steps)
 
 

@@ -18,7 +18,7 @@ from domain.events import Event, GameCancelled, GameEnded, GameStarted, SeedReve
 from domain.state import State
 from domain.view import View, visible
 from projections.appends import command_of
-from projections.narrate import narrate
+from projections.narrate import narrate, seat_names
 from projections.notation import write_notation
 from projections.record import LoggedEvent, Record, build_record
 from projections.replay import clock_at, replay, seen_at, view_at
@@ -47,10 +47,11 @@ class HistoryService:
         found = await self.games.run(
             reads.events_op(self.games.path, game_id, after + 1, state.version)
         )
+        names = seat_names(state)
         return models.EventList(
             state.version,
             [
-                models.VersionedEvent(version, event, narrate(state.board, event))
+                models.VersionedEvent(version, event, narrate(state.board, event, names))
                 for version, event in enumerate(found, after + 1)
                 if visible(event, seat, over)
             ],

@@ -45,12 +45,6 @@ function seatName(view, seat) {
   return player ? `${player.name} (seat ${seat})` : `seat ${seat}`;
 }
 
-// A sentence of the log with every seat it tells of named as the seats table names it ("Ada
-// (seat 0)"): the server's words number the seats only (projections/narrate.py).
-function named(view, text) {
-  return text.replace(/\b[Ss]eat (\d+)\b/g, (_whole, seat) => seatName(view, Number(seat)));
-}
-
 function patterns() {
   const defs = s("defs");
   SEAT_COLOURS.forEach((colour, seat) => {
@@ -310,4 +304,4 @@ export class BoardPicture {
   }
 }
 
-export { named, seatName };
+export { seatName };

@@ -7,7 +7,7 @@ import { h, replace, status } from "./dom.js";
 import { get, post, newCommandId, refusalText, ApiError } from "./api.js";
 import { frame } from "./common.js";
 import { Cards, gameDataOf } from "./cards.js";
-import { BoardPicture, named, sameCommand } from "./board.js";
+import { BoardPicture, sameCommand } from "./board.js";
 import { seatsTable, resultTable, pendingText, cardList } from "./seats.js";
 import { follow } from "./live.js";
 import { joinPanel } from "./table.js";
@@ -198,7 +198,7 @@ function renderOptions(view) {
 }
 
 function renderLog() {
-  replace(parts.log, page.log.filter((item) => item.text).slice(-80).map((item) => h("li", { dataset: { version: item.version } }, named(page.base, item.text))));
+  replace(parts.log, page.log.filter((item) => item.text).slice(-80).map((item) => h("li", { dataset: { version: item.version } }, item.text)));
   parts.log.parentElement.scrollTop = parts.log.parentElement.scrollHeight;
 }
 
@@ -256,7 +256,7 @@ function showSince() {
   });
   const since = page.log.slice(last + 1).filter((item) => item.text && item.event.type !== "step_started");
   if (last < 0 || !since.length) return;
-  replace(parts.since, h("h2", {}, "Since your last turn"), h("ul", {}, since.slice(-30).map((item) => h("li", {}, named(page.base, item.text)))),
+  replace(parts.since, h("h2", {}, "Since your last turn"), h("ul", {}, since.slice(-30).map((item) => h("li", {}, item.text))),
     h("button", { type: "button", onclick: () => { parts.since.hidden = true; } }, "Got it"));
   parts.since.hidden = false;
 }

@@ -12,7 +12,7 @@ import { h, s, replace, status, fragment, SEAT_COLOURS } from "./dom.js";
 import { get, refusalText } from "./api.js";
 import { frame } from "./common.js";
 import { Cards, gameDataOf } from "./cards.js";
-import { BoardPicture, named, seatName } from "./board.js";
+import { BoardPicture, seatName } from "./board.js";
 import { seatsTable, resultTable, pendingText, cardList } from "./seats.js";
 
 const gameId = decodeURIComponent(location.pathname.split("/")[2] || "");
@@ -43,7 +43,6 @@ replace(main,
 
 const steps = () => page.replay.steps;
 const step = () => steps()[page.index];
-const everyone = () => steps()[steps().length - 1].view; // every seat at the table, named
 
 function shownHand(view) {
   // Whose hand is shown: yours (as the server showed it), none (a spectator), or, once the
@@ -68,7 +67,7 @@ function draw(fromLog) {
   if (!page.picture) page.picture = new BoardPicture(page.cards);
   page.picture.draw(view);
   if (page.picture.svg.parentNode !== parts.board) replace(parts.board, page.picture.svg);
-  parts.where.textContent = `Version ${current.version} of ${page.replay.version} (step ${page.index + 1} of ${steps().length}): ${current.text ? named(everyone(), current.text) : current.event.type.replaceAll("_", " ")}${current.by ? ` [${current.by}]` : ""} ${pendingText(view, shown.seat)}`;
+  parts.where.textContent = `Version ${current.version} of ${page.replay.version} (step ${page.index + 1} of ${steps().length}): ${current.text || current.event.type.replaceAll("_", " ")}${current.by ? ` [${current.by}]` : ""} ${pendingText(view, shown.seat)}`;
   // Each part is made anew only when what it shows changed (most steps change one seat).
   redraw("seats", [view.players, view.architetto, view.pending, view.clock, shown.seat], () =>
     replace(parts.seats, h("h2", {}, "Seats"), seatsTable(view, page.cards, shown.seat)));
@@ -198,7 +197,7 @@ function log() {
   page.logItems = steps().map((item, index) => {
     if (item.text || !line) {
       line = h("li", { dataset: { version: item.version } },
-        h("button", { type: "button", onclick: () => go(index, { fromLog: true }) }, item.text ? named(everyone(), item.text) : item.event.type.replaceAll("_", " ")));
+        h("button", { type: "button", onclick: () => go(index, { fromLog: true }) }, item.text || item.event.type.replaceAll("_", " ")));
       lines.push(line);
     }
     return line;

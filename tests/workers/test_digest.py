@@ -279,7 +279,7 @@ def test_a_player_with_a_digest_gets_one_email_a_day_for_the_games_that_await_th
         assert "you are to" in said
         if game_id == first:  # Bea played since Ada's last turn there
             bea_seat = next(seat for seat, p in first_seats.items() if p is bea)
-            assert "Since your last turn:" in said and f"seat {bea_seat} plays" in said, said
+            assert "Since your last turn:" in said and f"Bea (seat {bea_seat}) plays" in said, said
         _hides_what_the_others_hold(api, game_id, others, said)
     sent = _wait_for(api, ada, lambda d: d["type"] == "digest")
     assert sent["status"] == "delivered" and sent["channel"] == "email"
