@@ -41,7 +41,7 @@ from store.notifications import (
     unsubscriber_op,
 )
 from store.protocol import Op
-from workers.webhook_target import Allowlist, LookupFailed, TargetRefused, check_url
+from workers.webhook_target import Allowlist, LookupFailed, TargetRefused, checked_url
 
 
 class NotificationService:
@@ -71,7 +71,7 @@ class NotificationService:
         if request.webhook is not None:
             url = request.webhook.url
             try:
-                await asyncio.to_thread(check_url, url, self.allow)  # it resolves the name
+                await checked_url(url, self.allow)  # the loop waits for its lookup, no thread
             except (TargetRefused, LookupFailed) as refused:
                 raise InvalidSetting("webhook.url", refused.reason) from None
             if before.webhook is not None and before.webhook.url == url:

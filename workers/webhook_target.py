@@ -4,24 +4,24 @@ Players register a webhook URL that the server POSTs signed notifications to, fr
 network: unchecked, a player could aim it at what only we reach (Redis, the cloud metadata at
 169.254.169.254, an admin page on loopback) and use us as a proxy (server-side request
 forgery). So a target must be an http(s) URL whose host resolves only to public addresses,
-judged by `check_url` when it is set and again for each connection made to send it
-(`workers.webhook_sending`), as DNS answers change. The sender resolves once and connects to a
-checked address itself, so no second lookup can slip in another answer (DNS rebinding). The
-operator may allow networks despite the rules (`PATRICIAN_WEBHOOK_ALLOW`, say for a sink on
-loopback in tests).
+judged by `check_url` (`checked_url` in the event loop) when it is set and again for each
+connection made to send it (`workers.webhook_sending`), as DNS answers change. The sender
+resolves once and connects to a checked address itself, so no second lookup can slip in
+another answer (DNS rebinding). Lookups are bounded in time and threads
+(`workers.host_lookups`). The operator may allow networks despite the rules
+(`PATRICIAN_WEBHOOK_ALLOW`, say for a sink on loopback in tests).
 """
 
 from __future__ import annotations
 
-import functools
+import asyncio
 import ipaddress
-import os
 import socket
 import urllib.parse
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from concurrent.futures import TimeoutError as LookupTimeout
 from dataclasses import dataclass
+
+from workers.host_lookups import Busy, lookup
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -32,15 +32,8 @@ Resolver = Callable[[str, int], list[str]]
 MAX_URL_LENGTH = 2048
 
 LOOKUP_SECONDS = 5.0
-"""The longest a host's name lookup may take where no shorter time is given. The system's
-resolver may keep trying for half a minute (its time-out, times its attempts, times the name
-servers): a player whose name server never answers would hold a thread that long each time."""
-
-LOOKUP_THREADS = 16
-"""Lookups of one process at once. A lookup given up on still holds its thread until the
-resolver gives up too; the lookups beyond these wait their turn within their own time, so
-hosts that never answer cost only other webhooks' lookups their time, never the process's
-other threads. (A process that ends waits for such a lookup, as long as the resolver tries.)"""
+"""The longest a host's name lookup is waited for where no shorter time is given (the system's
+resolver may keep trying for half a minute: `workers.host_lookups`)."""
 
 # Ranges that are not public but that Python 3.11's `is_global` tables (older than the IANA
 # registries) still call global; multicast is checked on its own.
@@ -192,45 +185,27 @@ def parse_target(url: str) -> Target:
     return Target(parts.scheme, host, port or default, target, host_header)
 
 
-@functools.cache
-def _lookups(pid: int) -> ThreadPoolExecutor:
-    """The lookup threads of process `pid`: a process forked from another makes its own."""
-    return ThreadPoolExecutor(LOOKUP_THREADS, thread_name_prefix="webhook-lookup")
-
-
-def _looked_up(host: str, port: int, resolve: Resolver, seconds: float) -> list[str]:
-    """`resolve(host, port)`, given up on after `seconds` (LookupFailed); [] for a name that
-    does not exist."""
-    try:
-        return _lookups(os.getpid()).submit(resolve, host, port).result(seconds)
-    except LookupTimeout:
+def _unanswered(host: str, seconds: float, error: Busy | OSError) -> list[str]:
+    """What a lookup that ended in `error` tells: no address ([]) for a name that does not
+    exist, else LookupFailed (no answer in time, no lookup thread free, a failure of the name
+    servers: none of them a verdict on the name)."""
+    if isinstance(error, (Busy, TimeoutError)):
         raise LookupFailed(
-            f"The name server of the webhook host {host} did not answer within {seconds:g} s: "
-            "try again later."
+            f"The webhook host {host} could not be looked up within {seconds:g} s: try again later."
         ) from None
-    except socket.gaierror as error:
-        if error.errno == socket.EAI_AGAIN:
-            raise LookupFailed(
-                f"The webhook host {host} could not be looked up just now (a temporary failure "
-                "of the name servers): try again later."
-            ) from None
+    no_such_name = (socket.EAI_NONAME, getattr(socket, "EAI_NODATA", socket.EAI_NONAME))
+    if isinstance(error, socket.gaierror) and error.errno in no_such_name:
         return []
-    except OSError:
-        return []
+    raise LookupFailed(
+        f"The webhook host {host} could not be looked up just now (a failure of the name "
+        "servers): try again later."
+    ) from None
 
 
-def checked_addresses(
-    host: str, port: int, allow: Allowlist, resolve: Resolver, seconds: float = LOOKUP_SECONDS
-) -> list[str]:
-    """Every address `host` stands for, each public or allowed; else TargetRefused, or
-    LookupFailed when its name could not be looked up within `seconds`."""
-    literal = _literal(host)
-    if literal is not None:
-        answers = [str(literal)]
-    else:
-        answers = _looked_up(host, port, resolve, seconds)
-        if not answers:
-            raise TargetRefused(f"The webhook host {host} does not resolve to any address.")
+def _judged(host: str, answers: list[str], allow: Allowlist) -> list[str]:
+    """The addresses of `answers`, each public or allowed; else TargetRefused."""
+    if not answers:
+        raise TargetRefused(f"The webhook host {host} does not resolve to any address.")
     addresses = []
     for answer in answers:
         try:
@@ -245,6 +220,38 @@ def checked_addresses(
             )
         addresses.append(str(address))
     return list(dict.fromkeys(addresses))
+
+
+def checked_addresses(
+    host: str, port: int, allow: Allowlist, resolve: Resolver, seconds: float = LOOKUP_SECONDS
+) -> list[str]:
+    """Every address `host` stands for, each public or allowed; else TargetRefused, or
+    LookupFailed when its name could not be looked up within `seconds`."""
+    literal = _literal(host)
+    if literal is not None:
+        return _judged(host, [str(literal)], allow)
+    try:
+        answers = lookup(resolve, host, port).result(seconds)
+    except (Busy, OSError) as error:  # TimeoutError is an OSError
+        answers = _unanswered(host, seconds, error)
+    return _judged(host, answers, allow)
+
+
+async def checked_url(
+    url: str, allow: Allowlist, resolve: Resolver = system_resolve, seconds: float = LOOKUP_SECONDS
+) -> None:
+    """`check_url` for the event loop: it waits for the lookup without holding a thread."""
+    target = parse_target(url)
+    literal = _literal(target.host)
+    if literal is not None:
+        _judged(target.host, [str(literal)], allow)
+        return
+    try:
+        started = lookup(resolve, target.host, target.port)
+        answers = await asyncio.wait_for(asyncio.wrap_future(started), seconds)
+    except (Busy, OSError) as error:
+        answers = _unanswered(target.host, seconds, error)
+    _judged(target.host, answers, allow)
 
 
 def check_url(url: str, allow: Allowlist, resolve: Resolver = system_resolve) -> None:

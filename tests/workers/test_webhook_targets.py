@@ -6,13 +6,17 @@ The sending tests use a real HTTP server on loopback, allowed with `Allowlist.pa
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import ipaddress
 import socket
 import ssl
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -23,9 +27,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.workers.mailbox import self_signed
+from workers.host_lookups import LOOKUP_THREADS
 from workers.webhook_sending import Delivered, post
 from workers.webhook_target import (
-    LOOKUP_THREADS,
     Allowlist,
     DeliveryFailed,
     LookupFailed,
@@ -33,6 +37,7 @@ from workers.webhook_target import (
     TargetRefused,
     check_url,
     checked_addresses,
+    checked_url,
     system_resolve,
 )
 
@@ -264,48 +269,110 @@ def unanswered() -> Iterator[Resolver]:
 def test_a_name_server_that_never_answers_is_given_up_on_within_the_lookup_time() -> None:
     with unanswered() as resolve:
         began = time.monotonic()
-        with pytest.raises(LookupFailed, match=r"hooks\.example did not answer within 0\.2 s"):
+        with pytest.raises(
+            LookupFailed, match=r"hooks\.example could not be looked up within 0\.2 s"
+        ):
             checked_addresses("hooks.example", 443, NONE, resolve, 0.2)
         assert time.monotonic() - began < 1.0
 
 
-def test_a_temporary_failure_of_the_name_servers_is_not_a_refusal_of_the_target() -> None:
-    def failing(host: str, port: int) -> list[str]:
-        raise socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution")
+def failing(errno: int) -> Resolver:
+    def resolve(host: str, port: int) -> list[str]:
+        raise socket.gaierror(errno, "the resolver's failure")
 
-    with pytest.raises(LookupFailed, match="temporary failure") as raised:
-        check_url("https://hooks.example/hook", NONE, failing)
+    return resolve
+
+
+@pytest.mark.parametrize(
+    "errno", [socket.EAI_AGAIN, socket.EAI_FAIL, socket.EAI_MEMORY, socket.EAI_SYSTEM]
+)
+def test_a_failure_of_the_name_servers_is_not_a_refusal_of_the_target(errno: int) -> None:
+    with pytest.raises(LookupFailed, match="a failure of the name servers") as raised:
+        check_url("https://hooks.example/hook", NONE, failing(errno))
     assert isinstance(raised.value, DeliveryFailed)
     assert not isinstance(raised.value, TargetRefused)
+
+
+@pytest.mark.parametrize("errno", [socket.EAI_NONAME, socket.EAI_NODATA])
+def test_a_name_that_does_not_exist_or_has_no_address_is_refused(errno: int) -> None:
     with pytest.raises(TargetRefused, match="does not resolve to any address"):
-        check_url("https://hooks.example/hook", NONE, nowhere)  # no such name: refused
+        check_url("https://hooks.example/hook", NONE, failing(errno))
 
 
-def test_lookups_that_never_end_hold_only_the_lookup_threads_and_each_ends_in_its_time() -> None:
+def test_names_that_never_answer_hold_at_most_the_lookup_threads_and_fail_fast_beyond() -> None:
     """Player after player naming a host whose name server never answers: every check ends
-    within its own time, queued ones too, and the stuck lookups hold at most LOOKUP_THREADS
-    threads of the process, none of the threads that serve anything else (meanwhile other
-    hosts' lookups wait their turn: a delivery is tried again later)."""
+    within its own time, those beyond LOOKUP_THREADS at once, and the stuck lookups hold at
+    most LOOKUP_THREADS threads of the process (counted among all its threads); once the
+    resolver gives up on them, names are looked up again."""
     failures: list[float] = []
 
     def check(resolve: Resolver) -> None:
         began = time.monotonic()
         with contextlib.suppress(LookupFailed):
-            checked_addresses("slow.example", 443, NONE, resolve, 0.3)
+            checked_addresses("slow.example", 443, NONE, resolve, 0.5)
             return
         failures.append(time.monotonic() - began)
 
+    before = threading.active_count()
     with unanswered() as resolve:
         checkers = [threading.Thread(target=check, args=(resolve,)) for _ in range(40)]
         for checker in checkers:
             checker.start()
         for checker in checkers:
             checker.join(5)
-        lookups = [t for t in threading.enumerate() if t.name.startswith("webhook-lookup")]
         assert len(failures) == 40 and max(failures) < 1.5
-        assert len(lookups) <= LOOKUP_THREADS
-    # once the resolver gives up on them, their threads look up names again
+        assert sum(took < 0.25 for took in failures) >= 40 - LOOKUP_THREADS  # no thread: at once
+        assert threading.active_count() - before <= LOOKUP_THREADS
+        with pytest.raises(LookupFailed):
+            checked_addresses("hooks.example", 443, NONE, answering(PUBLIC), 0.5)
+    deadline = time.monotonic() + 5
+    while threading.active_count() > before:  # the resolver gave up: the threads end
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
     assert checked_addresses("hooks.example", 443, NONE, answering(PUBLIC), 5) == [PUBLIC]
+
+
+def test_a_process_ends_without_waiting_for_a_lookup_that_never_answers(tmp_path: Path) -> None:
+    script = (
+        "import time\n"
+        "from workers.webhook_target import Allowlist, LookupFailed, checked_addresses\n"
+        "try:\n"
+        "    never = lambda host, port: time.sleep(60)\n"
+        "    checked_addresses('slow.example', 443, Allowlist(), never, 0.1)\n"
+        "except LookupFailed:\n"
+        "    print('given up')\n"
+    )
+    began = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-c", script], check=False, capture_output=True, text=True, timeout=30,
+        cwd=Path(__file__).parents[2],
+    )  # fmt: skip
+    assert done.returncode == 0 and done.stdout.strip() == "given up", done.stderr
+    assert time.monotonic() - began < 10
+
+
+def test_the_event_loop_waits_for_a_lookup_without_taking_a_thread_of_its_executor() -> None:
+    """Setting a URL in the API: while its name server does not answer, the loop's own
+    threads (e-mail, readiness, metrics) serve others at once."""
+
+    async def meanwhile(resolve: Resolver) -> tuple[float, float]:
+        loop = asyncio.get_running_loop()
+        loop.set_default_executor(ThreadPoolExecutor(1))
+        setting = [
+            asyncio.create_task(checked_url(f"https://slow{n}.example/", NONE, resolve, 0.5))
+            for n in range(4)
+        ]
+        await asyncio.sleep(0.05)
+        began = time.monotonic()
+        await loop.run_in_executor(None, lambda: None)
+        other = time.monotonic() - began
+        results = await asyncio.gather(*setting, return_exceptions=True)
+        assert all(isinstance(result, LookupFailed) for result in results), results
+        return other, time.monotonic() - began
+
+    with unanswered() as resolve:
+        other, setting = asyncio.run(meanwhile(resolve))
+    assert other < 0.2 and setting < 1.5
 
 
 # The sink: a real HTTP server on loopback.
