@@ -47,4 +47,8 @@ def create() -> Litestar:
         await client.delete(stream)
         await client.aclose()
 
-    return Litestar(route_handlers=[bare, xadd], on_shutdown=[close], openapi_config=None)
+    # No logging set up: the baseline logs nothing, and in a test process (bench/inprocess.py)
+    # it would take over the process's logging.
+    return Litestar(
+        route_handlers=[bare, xadd], on_shutdown=[close], openapi_config=None, logging_config=None
+    )
