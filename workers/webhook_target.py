@@ -26,8 +26,9 @@ from workers.host_lookups import Busy, lookup
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 Resolver = Callable[[str, int], list[str]]
-"""host, port -> IP address strings; raises OSError (or answers []) for a host it cannot find,
-`socket.gaierror` with `EAI_AGAIN` for a temporary failure, as `getaddrinfo` does."""
+"""host, port -> IP address strings, as `getaddrinfo` gives them: [] or `socket.gaierror` with
+`EAI_NONAME` or `EAI_NODATA` for a name with no address, another OSError for a failure of the
+name servers (`EAI_AGAIN` and the like)."""
 
 MAX_URL_LENGTH = 2048
 
@@ -62,9 +63,10 @@ class DeliveryFailed(_Reasoned):
 
 
 class LookupFailed(DeliveryFailed):
-    """The host's name could not be looked up just now: no answer within the lookup's time,
-    or the resolver's own temporary failure. Not a verdict on the target: a delivery is tried
-    again later, and a URL being set is refused with the advice to try again."""
+    """The host's name could not be looked up just now: no answer within the lookup's time, no
+    lookup thread free, or a failure of the name servers. Not a verdict on the target: a
+    delivery is tried again later, and a URL being set is refused with the advice to try
+    again."""
 
 
 @dataclass(frozen=True)
