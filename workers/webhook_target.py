@@ -69,6 +69,12 @@ class LookupFailed(DeliveryFailed):
     again."""
 
 
+class LookupBusy(LookupFailed):
+    """Every lookup thread of this process was taken (`workers.host_lookups`): this server's
+    state, not the target's failure (a delivery does not count it toward turning a webhook
+    off)."""
+
+
 @dataclass(frozen=True)
 class Allowlist:
     """Networks the operator allows despite the rules."""
@@ -191,7 +197,12 @@ def _unanswered(host: str, seconds: float, error: Busy | OSError) -> list[str]:
     """What a lookup that ended in `error` tells: no address ([]) for a name that does not
     exist, else LookupFailed (no answer in time, no lookup thread free, a failure of the name
     servers: none of them a verdict on the name)."""
-    if isinstance(error, (Busy, TimeoutError)):
+    if isinstance(error, Busy):
+        raise LookupBusy(
+            f"The webhook host {host} could not be looked up now (too many look-ups under way "
+            "on this server): try again later."
+        ) from None
+    if isinstance(error, TimeoutError):
         raise LookupFailed(
             f"The webhook host {host} could not be looked up within {seconds:g} s: try again later."
         ) from None

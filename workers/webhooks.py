@@ -48,7 +48,7 @@ from workers.context import WorkerContext, current
 from workers.game_clocks import clock_under
 from workers.metrics import DELIVERIES
 from workers.retries import DELIVERY_RETRY, LATER_RETRY
-from workers.webhook_target import DeliveryFailed, TargetRefused
+from workers.webhook_target import DeliveryFailed, LookupBusy, TargetRefused
 
 DISABLE_AFTER = 10
 """Failed attempts in a row after which a webhook is turned off."""
@@ -184,6 +184,9 @@ def _send(
         _failed(context, player_id, channels, refused.reason)
         context.store.run(settle_sending_op(context.notifications, webhook_id, sent=False))
         return log.write("refused", refused.reason)
+    except LookupBusy as busy:  # this server's lookups were all taken: not the receiver's failing
+        log.write("failed", busy.reason)
+        raise NotDelivered(f"{hook.url}: {busy.reason}") from None
     except DeliveryFailed as failed:
         detail = failed.reason
     else:

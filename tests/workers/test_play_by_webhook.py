@@ -428,6 +428,62 @@ def test_a_temporary_failure_of_the_name_servers_makes_a_notification_late_never
         assert api.ok(api.request("GET", "/api/me/notifications", player=ada))["webhook"]["enabled"]
 
 
+def test_a_lookup_that_found_no_free_thread_never_counts_toward_turning_a_webhook_off(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """When every lookup thread of the server is taken (by other players' names that never
+    answer), a delivery fails and is tried again, but it is the server's state, not the
+    receiver's failing: even with one failure enough to turn a webhook off, it stays on."""
+    from rq import Retry
+
+    from workers import host_lookups, webhook_target, webhooks
+
+    monkeypatch.setattr(webhooks, "DELIVERY_RETRY", Retry(max=6, interval=[1] * 6))
+    monkeypatch.setattr(webhooks, "LATER_RETRY", Retry(max=5, interval=[1] * 5))
+    monkeypatch.setattr(webhooks, "DISABLE_AFTER", 1)
+    busy = [False]
+
+    def lookup(resolve: Any, host: str, port: int) -> Any:
+        if busy[0]:
+            busy[0] = False
+            raise host_lookups.Busy
+        return host_lookups.lookup(resolve, host, port)
+
+    monkeypatch.setattr(webhook_target, "lookup", lookup)
+    looked_up = socket.getaddrinfo
+
+    def name_servers(host: str, port: Any, *args: Any, **kwargs: Any) -> Any:
+        if host == "hooks.example":
+            return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.1", port))]
+        return looked_up(host, port, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", name_servers)
+    app = build_app(Settings(webhook_allow="127.0.0.1", public_url=PUBLIC))
+    with Sink() as sink, TestClient(app, timeout=30) as client:
+        api = Api(client)
+        ada, bea = (api.create_player(name) for name in ("Ada", "Bea"))
+        url = sink.url("/Ada").replace("127.0.0.1", "hooks.example")
+        answer = api.request(
+            "PUT", "/api/me/notifications", player=ada, json={"webhook": {"url": url}}
+        )
+        sink.secrets["/Ada"] = api.ok(answer)["webhook"]["secret"]
+        busy[0] = True  # the first attempt finds no lookup thread free
+        created = api.create_game(ada, 2)
+        api.join(bea, created["game_id"], created["invite_code"])
+        deadline = time.monotonic() + 20
+        while True:
+            log = api.ok(api.request("GET", "/api/me/deliveries", player=ada))
+            failed = [d for d in log if d["status"] == "failed"]
+            late = str(failed[0]["webhook_id"]) if failed else ""
+            if any(d["webhook_id"] == late and d["status"] == "delivered" for d in log):
+                break
+            assert time.monotonic() < deadline, log
+            time.sleep(0.1)
+        assert "too many look-ups under way" in failed[0]["detail"]
+        settings = api.ok(api.request("GET", "/api/me/notifications", player=ada))
+        assert settings["webhook"]["enabled"], settings
+
+
 def test_a_job_that_runs_after_its_game_moved_on_tells_nobody_anything_again(sink: Sink) -> None:
     """A follow-up job run late (a worker behind, a retry): the game has moved on from its
     append, so it announces no turn that is over and sends no notification a second time,
