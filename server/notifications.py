@@ -70,12 +70,17 @@ class NotificationService:
         webhook, shown = None, None
         if request.webhook is not None:
             url = request.webhook.url
-            try:
-                await checked_url(url, self.allow)  # the loop waits for its lookup, no thread
-            except (TargetRefused, LookupFailed) as refused:
-                raise InvalidSetting("webhook.url", refused.reason) from None
-            if before.webhook is not None and before.webhook.url == url:
-                webhook = Webhook(url, before.webhook.secret)
+            same = before.webhook if before.webhook and before.webhook.url == url else None
+            # The same URL, and on, was checked when it was set and is at every new
+            # connection: the other settings change without a lookup (a passing failure of its
+            # name servers refuses nothing else). The same URL turned on again is checked.
+            if same is None or same.disabled:
+                try:
+                    await checked_url(url, self.allow)  # the loop waits for its lookup
+                except (TargetRefused, LookupFailed) as refused:
+                    raise InvalidSetting("webhook.url", refused.reason) from None
+            if same is not None:
+                webhook = Webhook(url, same.secret)
             else:
                 shown = "whsec_" + base64.b64encode(self.token_bytes(24)).decode()
                 webhook = Webhook(url, shown)

@@ -4,11 +4,20 @@ time zone, and nothing is sent to a webhook that is off."""
 
 from __future__ import annotations
 
+import asyncio
 import socket
 from typing import Any
 
+import fakeredis
 import pytest
+from msgspec.structs import replace
 
+from server import models
+from server.carddata import load_game_data
+from server.errors import InvalidSetting
+from server.services import build_services
+from store.client import AsyncEventStore
+from store.notifications import Webhook, channels_op, set_channels_op
 from tests.server.client import Api
 
 REFUSED = [
@@ -63,6 +72,54 @@ def test_a_webhook_host_not_looked_up_just_now_is_refused_with_advice_and_nothin
     assert "hooks.example" in refused["message"] and "try again later" in refused["message"]
     after = api.ok(api.request("GET", "/api/me/notifications", player=me))
     assert after["webhook"]["url"] == set_before["webhook"]["url"] == "https://ok.example/hook"
+
+
+def test_other_settings_change_without_a_lookup_of_a_webhook_kept_on_but_one_turned_on_is_checked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A passing failure of the name servers refuses no change of quiet hours while the same
+    webhook stays on (it was checked when set, and is at every connection); setting the same
+    URL to turn a webhook that was turned off back on checks it again."""
+    failing = [False]
+    looked_up = socket.getaddrinfo
+
+    def name_servers(host: str, port: Any, *args: Any, **kwargs: Any) -> Any:
+        if host != "ok.example":
+            return looked_up(host, port, *args, **kwargs)
+        if failing[0]:
+            raise socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution")
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("93.184.215.14", port))]
+
+    monkeypatch.setattr(socket, "getaddrinfo", name_servers)
+    hook = models.WebhookSetting(url="https://ok.example/hook")
+    quiet = models.QuietHoursSetting(start="22:00", end="07:00", time_zone="Europe/Berlin")
+
+    async def scenario() -> None:
+        services = build_services(AsyncEventStore(fakeredis.FakeAsyncRedis()), load_game_data())
+        me = (await services.accounts.create_player("Ada")).player_id
+        notifications = services.notifications
+        first = await notifications.put(me, models.NotificationSettings(webhook=hook))
+        failing[0] = True
+        kept = await notifications.put(
+            me, models.NotificationSettings(webhook=hook, quiet_hours=quiet)
+        )
+        assert kept.quiet_hours is not None and kept.webhook is not None
+        assert kept.webhook.enabled and kept.webhook.secret is None  # the same secret, kept
+        assert first.webhook is not None and first.webhook.secret is not None
+        keys, channels = (
+            notifications.keys,
+            await services.games.run(channels_op(notifications.keys, me)),
+        )
+        assert channels.webhook is not None
+        off = replace(channels, webhook=Webhook(channels.webhook.url, channels.webhook.secret, "x"))
+        await services.games.run(set_channels_op(keys, me, off))
+        with pytest.raises(InvalidSetting, match="try again later"):
+            await notifications.put(me, models.NotificationSettings(webhook=hook))
+        failing[0] = False
+        again = await notifications.put(me, models.NotificationSettings(webhook=hook))
+        assert again.webhook is not None and again.webhook.enabled
+
+    asyncio.run(scenario())
 
 
 def test_quiet_hours_need_a_real_time_zone_and_two_different_times(api: Api) -> None:
