@@ -106,7 +106,9 @@ class AsgiSession:
         path = urlsplit(url).path
         raw = [(name.lower().encode(), value.encode()) for name, value in headers.items()]
         if body:
-            raw += [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
+            raw.append((b"content-length", b"%d" % len(body)))
+            if not any(name == b"content-type" for name, _ in raw):
+                raw.append((b"content-type", b"application/json"))
         scope = {
             "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method,
             "scheme": "http", "path": path, "raw_path": path.encode(), "query_string": b"",
