@@ -337,17 +337,64 @@ def test_the_table_talk_since_a_players_last_turn_comes_with_their_next_notifica
         assert [(m["name"], m["text"]) for m in turn["talk"]] == [(mover.name, "<i>your move</i>")]
 
 
-def test_a_failed_first_attempt_is_tried_again_later_under_the_same_webhook_id(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """The append's job makes the first attempt itself; the one that fails becomes a delivery
-    job that tries again after the first interval, as attempt 2, with the same `webhook-id`."""
+def _retries_within_seconds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A failed delivery is tried again after a second, not after the production intervals."""
     from rq import Retry
 
     from workers import webhooks
 
     monkeypatch.setattr(webhooks, "DELIVERY_RETRY", Retry(max=6, interval=[1] * 6))
     monkeypatch.setattr(webhooks, "LATER_RETRY", Retry(max=5, interval=[1] * 5))
+
+
+NAMED_HOST = "hooks.example"
+
+
+def _named_host(monkeypatch: pytest.MonkeyPatch, failing: list[bool]) -> None:
+    """NAMED_HOST resolves to the loopback sink, but fails once (EAI_AGAIN) while
+    `failing[0]` is set; every other name as the system resolves it."""
+    looked_up = socket.getaddrinfo
+
+    def name_servers(host: str, port: Any, *args: Any, **kwargs: Any) -> Any:
+        if host != NAMED_HOST:
+            return looked_up(host, port, *args, **kwargs)
+        if failing[0]:
+            failing[0] = False
+            raise socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution")
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.1", port))]
+
+    monkeypatch.setattr(socket, "getaddrinfo", name_servers)
+
+
+def _subscribe_by_name(api: Api, sink: Sink, player: Player) -> None:
+    """`player`'s webhook: their path of `sink`, reached by NAMED_HOST."""
+    url = sink.url(f"/{player.name}").replace("127.0.0.1", NAMED_HOST)
+    answer = api.request(
+        "PUT", "/api/me/notifications", player=player, json={"webhook": {"url": url}}
+    )
+    sink.secrets[f"/{player.name}"] = api.ok(answer)["webhook"]["secret"]
+
+
+def _failed_then_delivered(api: Api, player: Player) -> tuple[list[Json], list[Json], str]:
+    """Wait until the notice of `player`'s first failed attempt is delivered (within 20 s):
+    the delivery log, its failed attempts and that notice's webhook id."""
+    deadline = time.monotonic() + 20
+    while True:
+        log = api.ok(api.request("GET", "/api/me/deliveries", player=player))
+        failed = [d for d in log if d["status"] == "failed"]
+        late = str(failed[0]["webhook_id"]) if failed else ""
+        if any(d["webhook_id"] == late and d["status"] == "delivered" for d in log):
+            return log, failed, late
+        assert time.monotonic() < deadline, log
+        time.sleep(0.1)
+
+
+def test_a_failed_first_attempt_is_tried_again_later_under_the_same_webhook_id(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The append's job makes the first attempt itself; the one that fails becomes a delivery
+    job that tries again after the first interval, as attempt 2, with the same `webhook-id`."""
+    _retries_within_seconds(monkeypatch)
     app = build_app(Settings(webhook_allow="127.0.0.1", public_url=PUBLIC))
     with Sink(status=503) as sink, TestClient(app, timeout=30) as client:
         api = Api(client)
@@ -382,44 +429,19 @@ def test_a_temporary_failure_of_the_name_servers_makes_a_notification_late_never
 ) -> None:
     """A webhook host whose name cannot be looked up for a moment (EAI_AGAIN) is not refused
     for good: the attempt fails, says why, and the same notification arrives on the next."""
-    from rq import Retry
-
-    from workers import webhooks
-
-    monkeypatch.setattr(webhooks, "DELIVERY_RETRY", Retry(max=6, interval=[1] * 6))
-    monkeypatch.setattr(webhooks, "LATER_RETRY", Retry(max=5, interval=[1] * 5))
-    looked_up, failing = socket.getaddrinfo, [False]
-
-    def name_servers(host: str, port: Any, *args: Any, **kwargs: Any) -> Any:
-        if host != "hooks.example":
-            return looked_up(host, port, *args, **kwargs)
-        if failing[0]:
-            failing[0] = False
-            raise socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution")
-        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.1", port))]
-
-    monkeypatch.setattr(socket, "getaddrinfo", name_servers)
+    _retries_within_seconds(monkeypatch)
+    failing = [False]
+    _named_host(monkeypatch, failing)
     app = build_app(Settings(webhook_allow="127.0.0.1", public_url=PUBLIC))
     with Sink() as sink, TestClient(app, timeout=30) as client:
         api = Api(client)
         ada, bea = (api.create_player(name) for name in ("Ada", "Bea"))
-        url = sink.url("/Ada").replace("127.0.0.1", "hooks.example")
-        answer = api.request(
-            "PUT", "/api/me/notifications", player=ada, json={"webhook": {"url": url}}
-        )
-        sink.secrets["/Ada"] = api.ok(answer)["webhook"]["secret"]
+        _subscribe_by_name(api, sink, ada)
         failing[0] = True  # the name servers fail once, at the first attempt
         created = api.create_game(ada, 2)
         api.join(bea, created["game_id"], created["invite_code"])
-        deadline = time.monotonic() + 20
-        while True:  # the notice whose lookup failed (game.started or turn.started) arrives
-            log = api.ok(api.request("GET", "/api/me/deliveries", player=ada))
-            failed = [d for d in log if d["status"] == "failed"]
-            late = str(failed[0]["webhook_id"]) if failed else ""
-            if any(d["webhook_id"] == late and d["status"] == "delivered" for d in log):
-                break
-            assert time.monotonic() < deadline, log
-            time.sleep(0.1)
+        # the notice whose lookup failed (game.started or turn.started) arrives
+        log, failed, late = _failed_then_delivered(api, ada)
         attempts = sorted((d["attempt"], d["status"]) for d in log if d["webhook_id"] == late)
         assert attempts == [(1, "failed"), (2, "delivered")]
         assert len(failed) == 1 and sink.ids["/Ada"].count(late) == 1
@@ -434,12 +456,9 @@ def test_a_lookup_that_found_no_free_thread_never_counts_toward_turning_a_webhoo
     """When every lookup thread of the server is taken (by other players' names that never
     answer), a delivery fails and is tried again, but it is the server's state, not the
     receiver's failing: even with one failure enough to turn a webhook off, it stays on."""
-    from rq import Retry
-
     from workers import host_lookups, webhook_target, webhooks
 
-    monkeypatch.setattr(webhooks, "DELIVERY_RETRY", Retry(max=6, interval=[1] * 6))
-    monkeypatch.setattr(webhooks, "LATER_RETRY", Retry(max=5, interval=[1] * 5))
+    _retries_within_seconds(monkeypatch)
     monkeypatch.setattr(webhooks, "DISABLE_AFTER", 1)
     busy = [False]
 
@@ -450,35 +469,16 @@ def test_a_lookup_that_found_no_free_thread_never_counts_toward_turning_a_webhoo
         return host_lookups.lookup(resolve, host, port)
 
     monkeypatch.setattr(webhook_target, "lookup", lookup)
-    looked_up = socket.getaddrinfo
-
-    def name_servers(host: str, port: Any, *args: Any, **kwargs: Any) -> Any:
-        if host == "hooks.example":
-            return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.1", port))]
-        return looked_up(host, port, *args, **kwargs)
-
-    monkeypatch.setattr(socket, "getaddrinfo", name_servers)
+    _named_host(monkeypatch, [False])
     app = build_app(Settings(webhook_allow="127.0.0.1", public_url=PUBLIC))
     with Sink() as sink, TestClient(app, timeout=30) as client:
         api = Api(client)
         ada, bea = (api.create_player(name) for name in ("Ada", "Bea"))
-        url = sink.url("/Ada").replace("127.0.0.1", "hooks.example")
-        answer = api.request(
-            "PUT", "/api/me/notifications", player=ada, json={"webhook": {"url": url}}
-        )
-        sink.secrets["/Ada"] = api.ok(answer)["webhook"]["secret"]
+        _subscribe_by_name(api, sink, ada)
         busy[0] = True  # the first attempt finds no lookup thread free
         created = api.create_game(ada, 2)
         api.join(bea, created["game_id"], created["invite_code"])
-        deadline = time.monotonic() + 20
-        while True:
-            log = api.ok(api.request("GET", "/api/me/deliveries", player=ada))
-            failed = [d for d in log if d["status"] == "failed"]
-            late = str(failed[0]["webhook_id"]) if failed else ""
-            if any(d["webhook_id"] == late and d["status"] == "delivered" for d in log):
-                break
-            assert time.monotonic() < deadline, log
-            time.sleep(0.1)
+        _log, failed, _late = _failed_then_delivered(api, ada)
         assert "too many look-ups under way" in failed[0]["detail"]
         settings = api.ok(api.request("GET", "/api/me/notifications", player=ada))
         assert settings["webhook"]["enabled"], settings
