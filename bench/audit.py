@@ -28,7 +28,7 @@ sys.modules["fakeredis"] = None  # type: ignore[assignment]
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from projections.audit import audit  # noqa: E402
+from evidence.audit import audit  # noqa: E402
 from store import chain  # noqa: E402
 from store.records import StoredEvent  # noqa: E402
 

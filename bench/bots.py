@@ -33,8 +33,8 @@ from domain.evolve import fold  # noqa: E402
 from domain.legal import legal_commands  # noqa: E402
 from domain.playout import pick  # noqa: E402
 from domain.setup import new_game  # noqa: E402
-from server.carddata import load_game_data  # noqa: E402
-from server.simulate import wilson  # noqa: E402
+from server.cli.simulation import wilson  # noqa: E402
+from server.config.card_data import load_game_data  # noqa: E402
 
 THINK_MS = 100.0
 

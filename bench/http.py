@@ -7,7 +7,7 @@ request costs the server and Redis, beside bare Litestar baselines served the sa
 Needs `wrk` (Debian's package: `apt-get install wrk`) and `redis-server`. Starts a private
 `redis-server` with AOF `appendfsync always` in a temporary folder, and under each ASGI server
 `patrician serve --workers 2` and the baselines of bench/baseline_app.py (two workers, served
-by the same function, `server.serving.serve`). Then, in rounds (the order of the servers
+by the same function, `server.transport.serving.serve`). Then, in rounds (the order of the servers
 alternating, this machine's speed drifting within seconds):
 
 - board view (wrk): a seat's GET of a game in play, gzip taken, beside a bare Struct GET;
@@ -54,7 +54,7 @@ import redis  # noqa: E402
 
 from bench.cpu import cpu_seconds, load_average, process_tree  # noqa: E402
 from bench.server import BIN, ROOT, free_port, load, prepare_games, start, stop  # noqa: E402
-from server.serving import SERVERS  # noqa: E402
+from server.transport.serving import SERVERS  # noqa: E402
 
 WRK_SCRIPT = Path(__file__).with_name("wrk.lua")
 XADD_BODY = json.dumps(
@@ -185,7 +185,7 @@ def private_redis(folder: Path) -> tuple[subprocess.Popen[bytes], str]:
 def serve_command(server: str, factory: str, port: int) -> list[str]:
     """Python serving `factory` under `server` as `patrician serve` does (two workers)."""
     code = (
-        "from server.serving import serve; "
+        "from server.transport.serving import serve; "
         f"serve({server!r}, host='127.0.0.1', port={port}, workers=2, factory={factory!r})"
     )
     return [str(BIN / "python"), "-c", code]

@@ -45,7 +45,7 @@ from bench.cpu import cpu_seconds, process_tree  # noqa: E402
 from bench.loadclients import Figures, Outcome, Share, run_share  # noqa: E402
 from bench.loadstack import BIN, Stack  # noqa: E402
 from domain.board import EDITIONS, MODULES  # noqa: E402
-from projections.audit import audit, exit_code  # noqa: E402
+from evidence.audit import audit, exit_code  # noqa: E402
 from store.archiving import archive_game  # noqa: E402
 from store.client import EventStore  # noqa: E402
 from store.keys import KeySpace  # noqa: E402

@@ -1,5 +1,5 @@
 """What the load benchmark (bench/load.py) checks of each game once the load is over, from
-its record alone: that it finished, that it audits (`projections.audit`, with every receipt
+its record alone: that it finished, that it audits (`evidence.audit`, with every receipt
 its players were given), that every command the server acknowledged is in it as it was sent,
 and how many notifications its human players were owed.
 
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from bench.loadclients import Refused
-from projections.audit import audit, exit_code
+from evidence.audit import audit, exit_code
 
 if TYPE_CHECKING:
     from bench.loadclients import Api, Game

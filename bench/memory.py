@@ -24,7 +24,7 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 import redis  # noqa: E402
 
 from domain.legal import legal_commands  # noqa: E402
-from server.carddata import load_game_data  # noqa: E402
+from server.config.card_data import load_game_data  # noqa: E402
 from store.archiving import archive_game  # noqa: E402
 from store.client import EventStore  # noqa: E402
 from store.games import CommandPath, execute_op  # noqa: E402

@@ -31,7 +31,7 @@ from domain.gamedata import GameData  # noqa: E402
 from domain.playout import play_out, random_chooser  # noqa: E402
 from domain.setup import new_game  # noqa: E402
 from domain.state import NEW_GAME, State  # noqa: E402
-from server.carddata import load_game_data  # noqa: E402
+from server.config.card_data import load_game_data  # noqa: E402
 
 
 def play_games(

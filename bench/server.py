@@ -52,7 +52,7 @@ from domain.events import Event, GameStarted  # noqa: E402
 from domain.evolve import evolve  # noqa: E402
 from domain.legal import legal_commands  # noqa: E402
 from domain.state import NEW_GAME, State  # noqa: E402
-from server.models import CommandsAccepted, EventList  # noqa: E402
+from server.schema.answers import CommandsAccepted, EventList  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -107,7 +107,7 @@ class Table:
         self, session: aiohttp.ClientSession, base: str, tokens: list[str], route: str = ""
     ) -> None:
         """`route`: "/" sends the commands to Litestar's own route (`.../commands/`), which
-        the command lane in front of it leaves alone (server.command_lane)."""
+        the command lane in front of it leaves alone (server.api.command_lane)."""
         self.session, self.base, self.tokens, self.route = session, base, tokens, route
         self.rng = random.Random()
         self.game_id = ""

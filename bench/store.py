@@ -42,8 +42,8 @@ from domain.legal import legal_commands  # noqa: E402
 from domain.playout import pick  # noqa: E402
 from domain.setup import new_game  # noqa: E402
 from domain.state import NEW_GAME  # noqa: E402
-from server.carddata import load_game_data  # noqa: E402
-from server.simulate import random_game  # noqa: E402
+from server.cli.simulation import random_game  # noqa: E402
+from server.config.card_data import load_game_data  # noqa: E402
 from store.client import AsyncEventStore, EventStore  # noqa: E402
 from store.loading import SnapshotPolicy, load_game, snapshot_if_due  # noqa: E402
 from store.multiplexed import MultiplexedRedis  # noqa: E402

@@ -57,7 +57,7 @@ def free_port() -> int:
 
 def start_server(redis_url: str, prefix: str, log: Path) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
-    command = [sys.executable, "-c", "from server.cli import main; main()", "serve"]
+    command = [sys.executable, "-c", "from server.cli.main import main; main()", "serve"]
     command += ["--host", "127.0.0.1", "--port", str(port), "--redis-url", redis_url]
     env = {"PATRICIAN_PREFIX": prefix, "PYTHONUNBUFFERED": "1", "PATH": "/usr/bin:/bin"}
     process = subprocess.Popen(command, stdout=log.open("wb"), stderr=subprocess.STDOUT, env=env)

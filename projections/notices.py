@@ -16,10 +16,10 @@ from typing import Literal
 import msgspec
 
 from domain.events import Event, GameCancelled, GameEnded, GameStarted
+from domain.narrate import acted_for, narrate, seat_names
 from domain.state import State
 from domain.view import PendingView, view, visible
-from projections.narrate import acted_for, narrate, seat_names
-from projections.signatures import Receipt
+from evidence.signatures import Receipt
 from store.talk import TalkMessage
 
 Kind = Literal[

@@ -14,9 +14,9 @@ import msgspec
 
 from domain.events import Event, log_finished
 from domain.evolve import evolve, fold
+from domain.narrate import narrate, seat_names
 from domain.state import NEW_GAME
 from domain.view import ClockView, View, view, visible
-from projections.narrate import narrate, seat_names
 
 
 class ReplayStep(msgspec.Struct, frozen=True, gc=False):

@@ -28,29 +28,30 @@ from litestar.logging.config import StructLoggingConfig
 from litestar.openapi.config import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme
 
-from projections.signatures import Signer
-from server import metrics
-from server.audit_routes import audit_record, signing_keys
-from server.carddata import load_game_data
-from server.command_lane import command_lane
-from server.compression import GZIP_LEVEL, OneShotGzip
-from server.edge import InFlight, edge
-from server.errors import EXCEPTION_HANDLERS
-from server.gauges import RedisGauges
-from server.linger import lingering
-from server.log_output import BatchedLines
-from server.models import MAX_BODY
-from server.openapi import tighten
-from server.pages import PAGE_ROUTES
-from server.rate_limits import ClientAddress, RateLimits, parse_networks, whole_number
-from server.readiness import Readying, readyz
-from server.redis_clients import redis_clients, redis_settings
-from server.request_ids import assign_request_id, send_request_id
-from server.requests import strict_json_body
-from server.routes import ROUTES
-from server.scrape import Scrape, scrape
-from server.security_headers import STRICT, security_headers
-from server.services import Services, build_services
+from evidence.keys import KeyRetired, signer_for
+from evidence.signatures import Signer
+from server.api.audit import audit_record, signing_keys
+from server.api.command_lane import command_lane
+from server.api.error_table import EXCEPTION_HANDLERS
+from server.api.openapi import tighten
+from server.api.pages import PAGE_ROUTES
+from server.api.reading import strict_json_body
+from server.api.routes import ROUTES
+from server.config.card_data import load_game_data
+from server.config.redis_clients import redis_clients, redis_settings
+from server.ops.gauges import RedisGauges
+from server.ops.log_output import BatchedLines
+from server.ops.readiness import Readying, readyz
+from server.ops.scrape import Scrape, scrape
+from server.schema.limits import MAX_BODY
+from server.services.bundle import Services, build_services
+from server.transport import metrics
+from server.transport.compression import GZIP_LEVEL, OneShotGzip
+from server.transport.edge import InFlight, edge
+from server.transport.linger import lingering
+from server.transport.rate_limits import ClientAddress, RateLimits, parse_networks, whole_number
+from server.transport.request_ids import assign_request_id, send_request_id
+from server.transport.security_headers import STRICT, security_headers
 from store.client import AsyncEventStore
 from store.clock import Clock, system_clock
 from store.errors import StoreUnavailable
@@ -63,7 +64,6 @@ from workers.runner import (
     queue_of,
     vacation_enqueuer,
 )
-from workers.signing import KeyRetired, signer_for
 from workers.smtp import settings_repr, smtp_server, without_password
 
 log = structlog.get_logger("patrician")
@@ -73,7 +73,7 @@ class Settings(msgspec.Struct, frozen=True):
     redis_url: str | None = None
     redis_cluster: bool = False
     """The event store is on a Redis Cluster (`PATRICIAN_REDIS_CLUSTER=1`, or a URL
-    `redis+cluster://`: `server.redis_clients`); then `queue_url` must be given."""
+    `redis+cluster://`: `server.config.redis_clients`); then `queue_url` must be given."""
     queue_url: str | None = None
     """The plain Redis of the jobs' queue (`PATRICIAN_QUEUE_URL`); by default the store's,
     which must then be a plain Redis (RQ's jobs are not cluster-safe)."""
@@ -259,7 +259,7 @@ async def _announce_key(services: Services, settings: Settings, signer: Signer) 
 @functools.cache
 def _log_output() -> BatchedLines:
     """This process's log output: standard output, in batches of whole lines
-    (`server.log_output`), one for every app the process builds."""
+    (`server.ops.log_output`), one for every app the process builds."""
     return BatchedLines()
 
 
@@ -302,7 +302,9 @@ def create_app(settings: Settings | None = None, *, clock: Clock = system_clock)
     )
 
     embedded: list[EmbeddedWorkers] = []
-    flushing: list[asyncio.Task[None]] = []  # the request metrics' (`server.metrics.flush`)
+    flushing: list[
+        asyncio.Task[None]
+    ] = []  # the request metrics' (`server.transport.metrics.flush`)
     addresses = ClientAddress(settings.trusted_proxies)
     limits = RateLimits(
         client, settings.prefix, addresses,
@@ -400,9 +402,9 @@ def create_app(settings: Settings | None = None, *, clock: Clock = system_clock)
         debug=False,
     )
     # The busiest request is served in front of Litestar's routing, by the same parts
-    # (`server.command_lane`); the app's handler of every other request is behind it.
+    # (`server.api.command_lane`); the app's handler of every other request is behind it.
     # A body refused for its size is read (and dropped) before its refusal goes out, so that
-    # the client gets the 413 (`server.linger`).
+    # the client gets the 413 (`server.transport.linger`).
     app.asgi_handler = lingering(
         command_lane(
             app.asgi_handler, services, budget, max_body=settings.max_body, cors=cors is not None,

@@ -4,7 +4,7 @@ join, leave, cancel) is in `store.tables`, the reads in `store.reads`.
 
 Load the state (cached by version), decide with the domain, append with the expected version.
 Written as store operations (generators of Redis requests, see `store.protocol`) so that the
-asyncio server and sync tools run the same logic; `server.game_service` runs them on an
+asyncio server and sync tools run the same logic; `server.services.games` runs them on an
 `AsyncEventStore`.
 
 Idempotency: a command id names one request of one seat (its commands and expected version).

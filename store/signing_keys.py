@@ -1,6 +1,6 @@
 """The list of every key the server ever signed with, in Redis: one hash under the prefix,
 each field a key id, each value that key's public description (JSON, written and read by
-`workers.signing`). Kept for ever, so that a receipt or a record signed years ago still
+`evidence.keys`). Kept for ever, so that a receipt or a record signed years ago still
 names a key anyone can look up (`GET /api/keys`)."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Stream tickets in Redis: each kept as the SHA-256 of its secret (the key), for the game and
 the player it was given for, until when, under a TTL; spent by the one read that takes it
 (GETDEL: two openings at once cannot both have it). Store operations in the style of
-`store.protocol`; what a ticket is good for is `server.stream_tickets`."""
+`store.protocol`; what a ticket is good for is `server.services.stream_tickets`."""
 
 from __future__ import annotations
 

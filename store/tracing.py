@@ -2,8 +2,8 @@
 (`AppendMeta.request_id`) and whatever follows the append (the outbox notice's dispatch, the
 jobs, the notifications) can name the request that caused it in its log lines.
 
-Set by whoever starts a piece of work: the server's request hook (`server.request_ids`), and
-the workers around each job (`workers.tracing`), from the id its enqueuer gave it. Ambient
+Set by whoever starts a piece of work: the server's request hook (`server.transport.request_ids`),
+and the workers around each job (`workers.tracing`), from the id its enqueuer gave it. Ambient
 rather than passed, because the command path builds the metadata and does not take it as an
 argument yet (see `AppendMeta.request_id`).
 """

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from domain.gamedata import GameData
-from server.carddata import load_game_data
+from server.config.card_data import load_game_data
 
 
 @pytest.fixture(scope="session")

@@ -9,14 +9,14 @@ from dataclasses import dataclass, field
 
 from rq import Queue
 
-from projections.signatures import Signer
+from evidence.signatures import Signer
+from outbound.targets import Allowlist
 from store.accounts import Accounts
 from store.client import EventStore
 from store.clock import Clock, system_clock
 from store.games import CommandPath
 from store.notifications import NotificationKeys
 from workers.webhook_sending import WebhookSender
-from workers.webhook_target import Allowlist
 
 
 @dataclass
@@ -27,7 +27,7 @@ class WorkerContext:
     queue: Queue
     signer: Signer = field(repr=False)
     """The server's signing key, listed before it signs: the receipt in each webhook
-    (`workers.signing`)."""
+    (`evidence.keys`)."""
     webhooks: WebhookSender = field(default_factory=lambda: WebhookSender(Allowlist()))
     """What sends the webhooks, keeping their connections open a few seconds, to targets
     checked against the networks the operator lets webhooks reach despite the SSRF rules

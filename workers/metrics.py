@@ -1,7 +1,7 @@
 """The counters the worker processes (and the server's, for the appends it makes) add to:
 kept by `prometheus_client` in the process, or, when `PROMETHEUS_MULTIPROC_DIR` names a
 folder, in files there that the server's `/metrics` adds up across every process of the
-machine (`server.metrics`). The gauges read from Redis (the outbox's lag, the queue, the
+machine (`server.transport.metrics`). The gauges read from Redis (the outbox's lag, the queue, the
 deadlines, the dead letters) are not kept here: the server reads them when it is scraped.
 
 Labels are small fixed sets (a channel, a status, a function's name), never a game, a

@@ -20,7 +20,9 @@ from rq import Queue
 from rq.serializers import JSONSerializer
 
 from domain.gamedata import GameData
-from projections.signatures import Signer
+from evidence.keys import announce_op, signer_for
+from evidence.signatures import Signer
+from outbound.targets import Allowlist
 from store.accounts import Accounts
 from store.client import EventStore
 from store.clock import Clock, iso, system_clock
@@ -39,11 +41,9 @@ from workers.rq_workers import (
     SchedulerLoop,
     ThreadWorker,
 )
-from workers.signing import announce_op, signer_for
 from workers.smtp import settings_repr
 from workers.tracing import TracedQueue
 from workers.webhook_sending import WebhookSender
-from workers.webhook_target import Allowlist
 
 log = structlog.get_logger("patrician.workers")
 

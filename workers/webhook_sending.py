@@ -7,7 +7,7 @@ every turn, often a few seconds apart. A `WebhookSender` lives as long as its wo
 builds its TLS context once, and keeps a used connection open for `keep_alive` seconds (less
 than the 5 s after which uvicorn's and Node's servers close an idle one).
 
-What stays as before (`workers.webhook_target`): every connection is made to an address
+What stays as before (`outbound.targets`): every connection is made to an address
 checked when it is made, the host resolved once and connected to by that address, so no
 second lookup can slip in another answer (DNS rebinding); TLS verifies the certificate for the
 host name. A kept connection serves only the scheme, host and port it was opened for; one whose
@@ -33,7 +33,7 @@ from typing import Any
 import httpcore
 import msgspec
 
-from workers.webhook_target import (
+from outbound.targets import (
     LOOKUP_SECONDS,
     Allowlist,
     DeliveryFailed,
@@ -214,7 +214,7 @@ class _Pool(httpcore.ConnectionPool):
 
 
 class WebhookSender:
-    """POSTs webhooks to targets checked against `allow` (`workers.webhook_target`), keeping
+    """POSTs webhooks to targets checked against `allow` (`outbound.targets`), keeping
     connections open `keep_alive` seconds (0: none kept). Safe to share between threads."""
 
     def __init__(

@@ -22,6 +22,7 @@ from standardwebhooks.webhooks import Webhook as Signer
 
 from domain.events import event_decoder
 from domain.evolve import fold
+from outbound.targets import DeliveryFailed, LookupBusy, TargetRefused
 from projections.notices import Kind, Notice, NoticeDocument, encode, notice
 from store.clock import iso
 from store.notifications import (
@@ -48,7 +49,6 @@ from workers.context import WorkerContext, current
 from workers.game_clocks import clock_under
 from workers.metrics import DELIVERIES
 from workers.retries import DELIVERY_RETRY, LATER_RETRY
-from workers.webhook_target import DeliveryFailed, LookupBusy, TargetRefused
 
 DISABLE_AFTER = 10
 """Failed attempts in a row after which a webhook is turned off."""

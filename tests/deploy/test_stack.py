@@ -19,7 +19,7 @@ import httpx
 import pytest
 import redis
 
-from projections.audit import audit_result
+from evidence.audit import audit_result
 from store.client import EventStore
 from tests.deploy.stack import Stack
 from tests.server.client import Api, Json

@@ -27,7 +27,7 @@ from domain.gamedata import GameData
 from domain.legal import legal_commands
 from domain.setup import new_game
 from domain.state import Marker, State
-from server.carddata import load_game_data
+from server.config.card_data import load_game_data
 
 _DATA = load_game_data()
 SEED = bytes(range(32))

@@ -12,7 +12,7 @@ from domain.gamedata import GameData
 from domain.legal import legal_commands
 from domain.playout import pick
 from domain.setup import new_game
-from server.simulate import random_game
+from server.cli.simulation import random_game
 
 
 def _replay(data: GameData, seed: bytes, seats: int, commands: list[tuple[int, Command]]) -> bytes:

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from domain.gamedata import GameData, GameDataError, decode_game_data
-from server.carddata import default_card_file
+from server.config.card_data import default_card_file
 from tests.domain.invariants import play_checked
 
 Edit = Callable[[dict[str, Any]], None]

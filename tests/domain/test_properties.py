@@ -13,7 +13,7 @@ from domain.evolve import fold
 from domain.gamedata import GameData
 from domain.legal import legal_commands
 from domain.setup import new_game
-from server.carddata import load_game_data
+from server.config.card_data import load_game_data
 from tests.domain.invariants import Checker, command_universe
 
 DATA: GameData = load_game_data()

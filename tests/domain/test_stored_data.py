@@ -14,7 +14,7 @@ from domain.events import decode_events, encoder, event_decoder
 from domain.evolve import fold
 from domain.gamedata import GameData, GameDataError, decode_game_data
 from domain.setup import new_game
-from server.carddata import default_card_file
+from server.config.card_data import default_card_file
 
 
 def _with_a_new_field(data: bytes) -> bytes:

@@ -19,7 +19,7 @@ import redis
 from litestar import Litestar
 
 from server.app import Settings, create_app
-from server.log_output import DELAY
+from server.ops.log_output import DELAY
 from store.clock import Clock, system_clock
 from tests.processes import Started, free_port, stop_process
 from tests.server.sealing import KEY_FILE
@@ -66,7 +66,7 @@ def _patrician() -> list[str]:
     script = Path(sys.executable).parent / "patrician"
     if script.exists():
         return [str(script)]
-    return [sys.executable, "-c", "from server.cli import main; main()"]
+    return [sys.executable, "-c", "from server.cli.main import main; main()"]
 
 
 class LiveServer(Started):
@@ -135,7 +135,7 @@ class LiveServer(Started):
         stop_process(process)
 
     def log(self) -> str:
-        time.sleep(2 * DELAY)  # the server writes its lines in batches (server.log_output)
+        time.sleep(2 * DELAY)  # the server writes its lines in batches (server.ops.log_output)
         try:
             return self.log_path.read_text(errors="replace")[-5000:]
         except OSError:

@@ -1,5 +1,5 @@
 """Complete game records checked against the engine, the way docs/record.md tells a verifier
-to: a second reading of the format, independent of `projections.audit`."""
+to: a second reading of the format, independent of `evidence.audit`."""
 
 from __future__ import annotations
 

@@ -17,7 +17,7 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from server.app import Settings
-from server.cli import main
+from server.cli.main import main
 from store.archived import archive_key
 from store.archiving import archive_game
 from store.client import EventStore

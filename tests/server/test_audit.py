@@ -25,9 +25,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from litestar.testing import TestClient
 
-from projections.audit import EXIT_CODES, UNVERIFIED, audit, exit_code
+from evidence.audit import EXIT_CODES, UNVERIFIED, audit, exit_code
 from server.app import Settings
-from server.cli import main
+from server.cli.main import main
 from tests.server.client import Api, Json
 from tests.server.live import build_app
 from tests.server.sealing import KEY_FILE, KEYS, resealed
@@ -350,7 +350,7 @@ def test_the_audit_runs_where_redis_is_not_installed(
     path.write_text(json.dumps(records["left"]))
     program = (
         "import sys; sys.modules['redis'] = None; sys.modules['fakeredis'] = None\n"
-        "from projections.audit import audit, exit_code\n"
+        "from evidence.audit import audit, exit_code\n"
         f"checks = audit(open({str(path)!r}, 'rb').read())\n"
         "assert 'redis' not in {m.split('.')[0] for m in sys.modules if sys.modules[m]}\n"
         "raise SystemExit(exit_code(checks))\n"

@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from projections.audit import audit_result
-from server.audit_routes import MAX_RECORD
-from server.cli import main
+from evidence.audit import audit_result
+from server.api.audit import MAX_RECORD
+from server.cli.main import main
 from tests.server.client import Api
 
 

@@ -18,7 +18,7 @@ import redis
 from litestar.testing import TestClient
 from rq import Worker
 
-from projections.audit import audit
+from evidence.audit import audit
 from server.app import Settings
 from tests.server.client import Api, Json, Player
 from tests.server.live import LiveServer, _patrician, build_app

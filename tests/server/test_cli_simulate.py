@@ -7,8 +7,8 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from server.carddata import default_card_file
-from server.cli import main
+from server.cli.main import main
+from server.config.card_data import default_card_file
 
 
 def test_simulate_plays_games_and_prints_a_summary() -> None:

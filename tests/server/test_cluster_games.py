@@ -26,8 +26,8 @@ import pytest
 from litestar.testing import TestClient
 
 from server.app import Settings
-from server.carddata import load_game_data
-from server.redis_clients import RedisSettingsError, redis_clients, store_client
+from server.config.card_data import load_game_data
+from server.config.redis_clients import RedisSettingsError, redis_clients, store_client
 from store.client import AsyncEventStore
 from store.timers import Timer, due_op, set_timers_op
 from tests.processes import stop_process

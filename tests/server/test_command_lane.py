@@ -1,4 +1,4 @@
-"""The command lane (`server.command_lane`) answers `POST /api/games/{id}/commands` exactly as
+"""The command lane (`server.api.command_lane`) answers `POST /api/games/{id}/commands` exactly as
 the Litestar route it stands in front of: every kind of request is sent both ways, and the
 status, the headers and the body must be the same but for the request id.
 
@@ -20,7 +20,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from server import command_lane
+from server.api import command_lane
 from server.app import Settings
 from tests.server.client import Api, Player, Table, command_id
 from tests.server.live import build_app

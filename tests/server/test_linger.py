@@ -1,5 +1,5 @@
-"""`server.linger`: a 413 sent before the body was read waits until the client has sent the
-rest of it (so the client, which reads only after sending, gets the 413), within bounds."""
+"""`server.transport.linger`: a 413 sent before the body was read waits until the client has sent
+the rest of it (so the client, which reads only after sending, gets the 413), within bounds."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Any, cast
 
 import pytest
 
-from server import linger
-from server.linger import lingering
+from server.transport import linger
+from server.transport.linger import lingering
 
 
 def _scope(length: int | None) -> dict[str, Any]:

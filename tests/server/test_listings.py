@@ -18,9 +18,9 @@ import pytest
 import redis.exceptions
 
 from domain.errors import IllegalCommand
-from server import models
-from server.carddata import load_game_data
-from server.services import Services, build_services
+from server.config.card_data import load_game_data
+from server.schema import answers, requests
+from server.services.bundle import Services, build_services
 from store.client import AsyncEventStore
 from store.errors import StoreUnavailable, WrongInvite
 from workers.context import WorkerContext
@@ -93,11 +93,11 @@ async def _players(service: Services, count: int) -> list[str]:
     return [(await service.accounts.create_player(f"p{n}")).player_id for n in range(count)]
 
 
-async def _two_seat_game(service: Services) -> tuple[str, models.CreatedGame, models.JoinGame]:
+async def _two_seat_game(service: Services) -> tuple[str, answers.CreatedGame, requests.JoinGame]:
     """A new two-seat game of Anna's, Bert, and his request to join it."""
     anna, bert = await _players(service, 2)
-    created = await service.games.create(anna, models.NewGame(seats=2))
-    return bert, created, models.JoinGame(invite_code=created.invite_code)
+    created = await service.games.create(anna, requests.NewGame(seats=2))
+    return bert, created, requests.JoinGame(invite_code=created.invite_code)
 
 
 def test_a_game_whose_creation_failed_after_it_was_listed_is_in_no_list() -> None:
@@ -105,10 +105,10 @@ def test_a_game_whose_creation_failed_after_it_was_listed_is_in_no_list() -> Non
         (anna,) = await _players(service, 1)
         client.fail_next = "evalsha"  # the append of the creation
         with pytest.raises(StoreUnavailable):
-            await service.games.create(anna, models.NewGame(seats=2))
+            await service.games.create(anna, requests.NewGame(seats=2))
         assert await service.listings.lobby() == []
         assert await service.listings.my_games(anna) == []
-        created = await service.games.create(anna, models.NewGame(seats=2))
+        created = await service.games.create(anna, requests.NewGame(seats=2))
         assert [g.game_id for g in await service.listings.lobby()] == [created.game_id]
         assert [g.game_id for g in await service.listings.my_games(anna)] == [created.game_id]
 
@@ -120,9 +120,9 @@ def test_a_crash_just_after_a_creation_or_a_join_landed_loses_no_listing() -> No
         anna, bert = await _players(service, 2)
         await service.games.key_listed()  # as at the start of the server
         client.die_after = "evalsha"  # the creation lands, then the process dies
-        created = await service.games.create(anna, models.NewGame(seats=3))
+        created = await service.games.create(anna, requests.NewGame(seats=3))
         client.die_after, client.dead = "evalsha", False
-        await service.games.join(created.game_id, bert, models.JoinGame(created.invite_code))
+        await service.games.join(created.game_id, bert, requests.JoinGame(created.invite_code))
         client.die_after, client.dead = None, False
         restarted = _service(client)
         assert [g.game_id for g in await restarted.listings.lobby()] == [created.game_id]
@@ -151,10 +151,10 @@ def test_a_join_that_failed_after_it_was_listed_shows_nothing_and_can_be_retried
 def test_a_started_game_the_lobby_was_not_told_of_is_not_shown_and_the_repair_removes_it() -> None:
     async def scenario(client: _Faulty, service: Services) -> None:
         anna, bert = await _players(service, 2)
-        created = await service.games.create(anna, models.NewGame(seats=2))
+        created = await service.games.create(anna, requests.NewGame(seats=2))
         client.fail_next = "zrem"  # the lobby's removal, after the join that fills the table
         with pytest.raises(StoreUnavailable):
-            await service.games.join(created.game_id, bert, models.JoinGame(created.invite_code))
+            await service.games.join(created.game_id, bert, requests.JoinGame(created.invite_code))
         state = await service.games.state(created.game_id)
         assert state.phase != "waiting", "the join itself landed"
         assert await service.listings.lobby() == []
@@ -170,12 +170,12 @@ def test_a_started_game_the_lobby_was_not_told_of_is_not_shown_and_the_repair_re
 def test_a_join_refused_for_a_full_table_or_a_wrong_invite_lists_nothing() -> None:
     async def scenario(client: _Faulty, service: Services) -> None:
         anna, bert, cleo = await _players(service, 3)
-        created = await service.games.create(anna, models.NewGame(seats=2))
+        created = await service.games.create(anna, requests.NewGame(seats=2))
         with pytest.raises(WrongInvite):
-            await service.games.join(created.game_id, cleo, models.JoinGame("not-the-code"))
-        await service.games.join(created.game_id, bert, models.JoinGame(created.invite_code))
+            await service.games.join(created.game_id, cleo, requests.JoinGame("not-the-code"))
+        await service.games.join(created.game_id, bert, requests.JoinGame(created.invite_code))
         with pytest.raises(IllegalCommand) as refused:
-            await service.games.join(created.game_id, cleo, models.JoinGame(created.invite_code))
+            await service.games.join(created.game_id, cleo, requests.JoinGame(created.invite_code))
         assert refused.value.code == "game_not_open"
         assert await client.client.zcard("listings:player:" + cleo + ":games") == 0
 
@@ -191,7 +191,7 @@ def test_a_listing_whose_append_never_landed_is_dropped_once_it_cannot_land_any_
         (anna,) = await _players(service, 1)
         client.fail_next = "evalsha"
         with pytest.raises(StoreUnavailable):
-            await service.games.create(anna, models.NewGame(seats=2))
+            await service.games.create(anna, requests.NewGame(seats=2))
         lobby, mine = "listings:lobby", f"listings:player:{anna}:games"
         assert await service.listings.lobby() == [] and await service.listings.my_games(anna) == []
         assert await client.client.zcard(lobby) == 1 and await client.client.zcard(mine) == 1

@@ -1,4 +1,4 @@
-"""`server.log_output`: a server's log lines go out in batches of whole lines, soon, in
+"""`server.ops.log_output`: a server's log lines go out in batches of whole lines, soon, in
 order, never a line cut between two writes, and all of them at the end."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from server.log_output import BatchedLines
+from server.ops.log_output import BatchedLines
 
 
 def test_lines_go_out_together_soon_after_the_first_and_in_order() -> None:

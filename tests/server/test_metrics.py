@@ -173,7 +173,7 @@ def test_the_counts_of_every_process_of_a_machine_add_up_in_multiprocess_mode(
     second = LiveServer(redis_prefix, tmp_path, redis_url, env=env)
     worker_log = (tmp_path / "worker.log").open("wb")
     worker = subprocess.Popen(
-        [sys.executable, "-c", "from server.cli import main; main()", "worker",
+        [sys.executable, "-c", "from server.cli.main import main; main()", "worker",
          "--redis-url", redis_url],
         env={**os.environ, **env, "PATRICIAN_PREFIX": redis_prefix},
         stdout=worker_log, stderr=subprocess.STDOUT, cwd=tmp_path,

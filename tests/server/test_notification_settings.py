@@ -12,10 +12,10 @@ import fakeredis
 import pytest
 from msgspec.structs import replace
 
-from server import models
-from server.carddata import load_game_data
-from server.errors import InvalidSetting
-from server.services import build_services
+from server.config.card_data import load_game_data
+from server.schema import requests
+from server.schema.errors import InvalidSetting
+from server.services.bundle import build_services
 from store.client import AsyncEventStore
 from store.notifications import Webhook, channels_op, set_channels_op
 from tests.server.client import Api
@@ -91,17 +91,17 @@ def test_other_settings_change_without_a_lookup_of_a_webhook_kept_on_but_one_tur
         return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("93.184.215.14", port))]
 
     monkeypatch.setattr(socket, "getaddrinfo", name_servers)
-    hook = models.WebhookSetting(url="https://ok.example/hook")
-    quiet = models.QuietHoursSetting(start="22:00", end="07:00", time_zone="Europe/Berlin")
+    hook = requests.WebhookSetting(url="https://ok.example/hook")
+    quiet = requests.QuietHoursSetting(start="22:00", end="07:00", time_zone="Europe/Berlin")
 
     async def scenario() -> None:
         services = build_services(AsyncEventStore(fakeredis.FakeAsyncRedis()), load_game_data())
         me = (await services.accounts.create_player("Ada")).player_id
         notifications = services.notifications
-        first = await notifications.put(me, models.NotificationSettings(webhook=hook))
+        first = await notifications.put(me, requests.NotificationSettings(webhook=hook))
         failing[0] = True
         kept = await notifications.put(
-            me, models.NotificationSettings(webhook=hook, quiet_hours=quiet)
+            me, requests.NotificationSettings(webhook=hook, quiet_hours=quiet)
         )
         assert kept.quiet_hours is not None and kept.webhook is not None
         assert kept.webhook.enabled and kept.webhook.secret is None  # the same secret, kept
@@ -114,9 +114,9 @@ def test_other_settings_change_without_a_lookup_of_a_webhook_kept_on_but_one_tur
         off = replace(channels, webhook=Webhook(channels.webhook.url, channels.webhook.secret, "x"))
         await services.games.run(set_channels_op(keys, me, off))
         with pytest.raises(InvalidSetting, match="try again later"):
-            await notifications.put(me, models.NotificationSettings(webhook=hook))
+            await notifications.put(me, requests.NotificationSettings(webhook=hook))
         failing[0] = False
-        again = await notifications.put(me, models.NotificationSettings(webhook=hook))
+        again = await notifications.put(me, requests.NotificationSettings(webhook=hook))
         assert again.webhook is not None and again.webhook.enabled
 
     asyncio.run(scenario())

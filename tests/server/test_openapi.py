@@ -14,7 +14,7 @@ from litestar.testing import TestClient
 
 from domain.names import MAX_NAME
 from domain.setup import MAX_ENTROPY
-from server import models
+from server.schema import errors, limits
 from tests.server.client import Api
 from tests.server.sse import asgi_stream
 
@@ -39,7 +39,7 @@ def test_every_documented_error_is_the_error_body_with_a_real_example(
     document: dict[str, Any],
 ) -> None:
     """(But the unknown link of an e-mail: a page for the person who followed it.)"""
-    fields = set(models.ErrorBody.__struct_fields__)
+    fields = set(errors.ErrorBody.__struct_fields__)
     for method, path, operation in _operations(document):
         for status, response in operation["responses"].items():
             if not status.startswith(("4", "5")):
@@ -53,7 +53,7 @@ def test_every_documented_error_is_the_error_body_with_a_real_example(
             (example,) = content["examples"].values()
             body = example["value"]
             assert set(body) <= fields, where
-            decoded = msgspec.convert(body, models.ErrorBody)
+            decoded = msgspec.convert(body, errors.ErrorBody)
             assert decoded.status == int(status), where
             assert decoded.error and decoded.message and decoded.request_id, where
     component = document["components"]["schemas"]["ErrorBody"]
@@ -81,14 +81,14 @@ def test_the_errors_the_server_sends_are_documented_for_their_operation(
         headers = mary.auth if url.endswith("/leave") else {}
         answer = client.request(method, url, headers=headers)
         assert answer.status_code == status, (url, answer.text)
-        msgspec.json.decode(answer.content, type=models.ErrorBody)
+        msgspec.json.decode(answer.content, type=errors.ErrorBody)
         documented = document["paths"][template][method.lower()]["responses"]
         assert str(status) in documented, (url, status)
     streamed = client.blocking_portal.call(
         asgi_stream, app, f"{base}/stream", 1, {"Last-Event-ID": "²"}
     )
     assert streamed.status == 400
-    msgspec.json.decode(streamed.body, type=models.ErrorBody)
+    msgspec.json.decode(streamed.body, type=errors.ErrorBody)
     stream_doc = document["paths"]["/api/games/{game_id}/stream"]["get"]["responses"]
     assert "400" in stream_doc
 
@@ -96,18 +96,18 @@ def test_the_errors_the_server_sends_are_documented_for_their_operation(
 def test_the_limits_are_the_same_in_the_code_the_openapi_document_and_the_api_docs(
     document: dict[str, Any],
 ) -> None:
-    assert models.limits_table() in (DOCS / "api.md").read_text()
+    assert limits.limits_table() in (DOCS / "api.md").read_text()
     schemas = document["components"]["schemas"]
     commands = schemas["SendCommands"]["properties"]
-    assert commands["commands"]["maxItems"] == models.MAX_COMMANDS
-    assert commands["command_id"]["maxLength"] == models.MAX_COMMAND_ID
-    assert commands["expected_version"]["maximum"] == models.MAX_VERSION
+    assert commands["commands"]["maxItems"] == limits.MAX_COMMANDS
+    assert commands["command_id"]["maxLength"] == limits.MAX_COMMAND_ID
+    assert commands["expected_version"]["maximum"] == limits.MAX_VERSION
     new_game = schemas["NewGame"]["properties"]
     assert new_game["entropy"]["maxLength"] == MAX_ENTROPY
     join = schemas["JoinGame"]["properties"]
-    assert join["invite_code"]["maxLength"] == models.MAX_INVITE_CODE
+    assert join["invite_code"]["maxLength"] == limits.MAX_INVITE_CODE
     name = schemas["NewPlayer"]["properties"]["name"]
     assert f"1-{MAX_NAME} characters" in name["description"]
     events = document["paths"]["/api/games/{game_id}/events"]["get"]["parameters"]
     (after,) = [p for p in events if p["name"] == "after"]
-    assert after["schema"]["maximum"] == models.MAX_VERSION
+    assert after["schema"]["maximum"] == limits.MAX_VERSION

@@ -1,5 +1,5 @@
-"""Replays and records sent gzipped by their handlers (`server.packed`): to a client that takes
-gzip, the gzip bytes themselves (`Content-Encoding: gzip`, compressed once, never by the
+"""Replays and records sent gzipped by their handlers (`server.transport.packed`): to a client that
+takes gzip, the gzip bytes themselves (`Content-Encoding: gzip`, compressed once, never by the
 app's middleware on top), which decompress to exactly the plain JSON others get; in play
 gzipped anew each time, as the document changes; once the game is over made once and kept.
 Without gzip in `Accept-Encoding`, plain JSON. Both vary with `Accept-Encoding`."""
@@ -14,7 +14,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from server.packed import Packer
+from server.transport.packed import Packer
 from tests.server.client import Api, Player, Table
 
 pytestmark = pytest.mark.timeout(120)

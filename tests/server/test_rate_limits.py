@@ -14,9 +14,9 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from server.app import Settings
-from server.cli import main
-from server.models import ErrorBody
-from server.rate_limits import ClientAddress
+from server.cli.main import main
+from server.schema.errors import ErrorBody
+from server.transport.rate_limits import ClientAddress
 from tests.server.client import Api
 from tests.server.live import build_app
 from tests.server.sse import asgi_stream

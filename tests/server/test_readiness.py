@@ -16,7 +16,7 @@ from litestar.testing import TestClient
 from rq.worker import Worker
 
 from server.app import Settings
-from server.models import ErrorBody
+from server.schema.errors import ErrorBody
 from store.scripts import ScriptName, sha
 from tests.server.live import build_app
 from tests.store.servers import RedisServer

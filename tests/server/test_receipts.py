@@ -17,10 +17,10 @@ import pytest
 from click.testing import CliRunner
 from litestar.testing import TestClient
 
-from projections.audit import EXIT_CODES, audit, exit_code
-from projections.signatures import receipt_message, verifies
+from evidence.audit import EXIT_CODES, audit, exit_code
+from evidence.signatures import receipt_message, verifies
 from server.app import Settings
-from server.cli import main
+from server.cli.main import main
 from tests.server.client import Api, Json, Table
 from tests.server.live import build_app
 from tests.server.sealing import KEY_FILE, SIGNER, resealed
@@ -161,7 +161,7 @@ def test_a_record_signed_by_a_key_the_server_never_used_is_refused_given_its_key
 ) -> None:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-    from projections.signatures import Signer
+    from evidence.signatures import Signer
 
     other = Signer(Ed25519PrivateKey.generate())
     document = {k: v for k, v in game.record.items() if k != "signature"}

@@ -1,5 +1,5 @@
-"""`server.response_writes`: what uvicorn writes to a connection in one turn of the event loop
-leaves in one send (a response's head and body together), a streamed body still leaves as it
+"""`server.transport.joined_writes`: what uvicorn writes to a connection in one turn of the event
+loop leaves in one send (a response's head and body together), a streamed body still leaves as it
 comes, and nothing written before a close is lost."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 
 import uvicorn
 
-from server.response_writes import HELD_AT_MOST, JoinedWritesProtocol, _JoinedWrites
+from server.transport.joined_writes import HELD_AT_MOST, JoinedWritesProtocol, _JoinedWrites
 from tests.processes import free_port
 
 

@@ -14,8 +14,8 @@ import httpx
 import pytest
 from click.testing import CliRunner
 
-from server.cli import main
-from server.serving import SERVERS
+from server.cli.main import main
+from server.transport.serving import SERVERS
 from tests.server.client import Api
 from tests.server.live import LiveServer, delete_prefix, unique_prefix
 from tests.server.sse import read_stream
@@ -60,7 +60,7 @@ def test_either_server_runs_the_apps_start_and_serves_a_game_over_one_connection
 def test_either_server_answers_a_body_too_large_with_its_413_every_time(
     served: LiveServer,
 ) -> None:
-    """The refusal is sent once the body is read and dropped (`server.linger`): without
+    """The refusal is sent once the body is read and dropped (`server.transport.linger`): without
     that, granian reset about one connection in fifty, and the client saw no answer."""
     with httpx.Client(base_url=served.url, timeout=30) as http:
         for path in ("/api/games/gnosuchgame/commands", "/api/players"):

@@ -34,8 +34,8 @@ from domain.evolve import fold
 from domain.legal import legal_commands
 from domain.playout import pick
 from domain.shapes import stored_bytes
-from projections.audit import audit
-from projections.record import LoggedEvent, RecordCommand, build_record
+from evidence.audit import audit
+from evidence.record import LoggedEvent, RecordCommand, build_record
 from store.chain import extend
 from tests.server.sealing import resealed
 

@@ -123,7 +123,7 @@ def async_store(backend: str, request: pytest.FixtureRequest, prefix: str) -> As
         made: Any
         if backend == "fakeredis":
             made = fakeredis.FakeAsyncRedis(server=server)
-        elif backend == "redis":  # the server's own client (`server.redis_clients`)
+        elif backend == "redis":  # the server's own client (`server.config.redis_clients`)
             made = MultiplexedRedis.from_url(url)
         else:
             made = redis.asyncio.cluster.RedisCluster(host="127.0.0.1", port=port)

@@ -12,7 +12,7 @@ import pytest
 from redis.exceptions import ResponseError
 
 from bench.memory import play_finished_game
-from server.carddata import load_game_data
+from server.config.card_data import load_game_data
 from store import streams
 from store.archive import unpack
 from store.archived import Archived, archive_key

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from bench.memory import play_finished_game
-from server.carddata import load_game_data
+from server.config.card_data import load_game_data
 from store.archive import unpack
 from store.archived import Archived, archive_key
 from store.archiving import archive_game, archive_game_op

@@ -15,14 +15,14 @@ from domain.legal import legal_commands
 from domain.playout import pick
 from domain.shapes import stored_bytes
 from domain.state import State
-from server.carddata import load_game_data
-from server.cli import main
+from evidence.rules_check import check_games, chosen
+from server.cli.main import main
+from server.config.card_data import load_game_data
 from store.client import EventStore
 from store.games import CommandPath, execute_op
 from store.loading import SnapshotPolicy, save_state
 from store.tables import create_op, invite_code_of, join_op
 from tests.store.conftest import BACKENDS
-from workers.rules_check import check_games, chosen
 
 each_backend = pytest.mark.parametrize("backend", BACKENDS, indirect=True)
 redis_only = pytest.mark.parametrize(
@@ -86,7 +86,7 @@ def test_code_that_would_store_another_shape_is_told_which_old_games_it_breaks(
     """As if an upgrade dropped the version-2 spelling of `city_scored`: the version-2 games
     with a city scored are named, at the version of that event; version-3 games are not."""
     monkeypatch.setattr(
-        "projections.redecide.stored_bytes", lambda event, _version: stored_bytes(event, 3)
+        "evidence.redecide.stored_bytes", lambda event, _version: stored_bytes(event, 3)
     )
     found = {f.game_id: f.reason for f in check_games(store, games, chosen(store, None))}
     assert set(found) <= {"old-over", "old-on"} and "old-over" in found
@@ -114,7 +114,7 @@ def test_the_command_says_what_it_found_and_exits_by_it(
     assert held.exit_code == 0, held.output
     assert "checked 4 games: none the code no longer explains" in held.output
     monkeypatch.setattr(
-        "projections.redecide.stored_bytes", lambda event, _version: stored_bytes(event, 3)
+        "evidence.redecide.stored_bytes", lambda event, _version: stored_bytes(event, 3)
     )
     broken = CliRunner().invoke(main, ["check-rules", "--redis-url", address, "--sample", "4"])
     assert broken.exit_code == 1 and broken.output.startswith("old-")

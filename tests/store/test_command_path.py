@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from domain.legal import legal_commands
-from server.carddata import load_game_data
+from server.config.card_data import load_game_data
 from store.client import EventStore
 from store.games import CommandPath, execute_op
 from store.reads import current_op

@@ -19,8 +19,8 @@ from domain.commands import Command
 from domain.errors import IllegalCommand
 from domain.legal import legal_commands
 from domain.state import State
-from server.carddata import load_game_data
-from server.cli import main
+from server.cli.main import main
+from server.config.card_data import load_game_data
 from store import appending
 from store.archived import archive_key
 from store.client import EventStore

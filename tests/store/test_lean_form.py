@@ -11,9 +11,9 @@ import pytest
 
 from bench.memory import play_finished_game
 from domain.legal import legal_commands
-from projections.appends import command_of
-from projections.record import LoggedEvent, build_record
-from server.carddata import load_game_data
+from evidence.appends import command_of
+from evidence.record import LoggedEvent, build_record
+from server.config.card_data import load_game_data
 from store.appending import default_digest
 from store.client import EventStore
 from store.errors import CommandIdReused, DuplicateCommand

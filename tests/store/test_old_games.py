@@ -5,7 +5,7 @@ is played on to its end through the command path, by its own rules and in its ow
 Its log stays version-2 shaped (`city_scored` stores `"bonus"`, never `"trade_bonus"`), version
 2's R45 applies to it (a seat whose empty supply, R41, left no floor placed still built in its
 played card's city), and its record is re-decided, byte for byte, by the audit's
-`projections.redecide.redecide`. A card file with few floors per seat makes R41 happen in a
+`evidence.redecide.redecide`. A card file with few floors per seat makes R41 happen in a
 real game (`--card-file` plays with any valid one); the Architetto, with all its floors, still
 completes cities, so that some are scored.
 """
@@ -25,11 +25,11 @@ from domain.gamedata import GameData
 from domain.legal import legal_commands
 from domain.shapes import stored_bytes
 from domain.state import State
-from projections.appends import command_of
-from projections.checks import Refusal
-from projections.record import LoggedEvent, Record, RecordEvent, build_record
-from projections.redecide import redecide
-from server.carddata import load_game_data
+from evidence.appends import command_of
+from evidence.checks import Refusal
+from evidence.record import LoggedEvent, Record, RecordEvent, build_record
+from evidence.redecide import redecide
+from server.config.card_data import load_game_data
 from store.client import EventStore
 from store.games import CommandPath, execute_op
 from store.loading import SnapshotPolicy, load_game
@@ -146,7 +146,7 @@ def _play(
 
 
 def _record(store: EventStore, path: CommandPath, game_id: str) -> Record:
-    """The game's record as the server builds it (`server.game_service`), read back from its
+    """The game's record as the server builds it (`server.services.games`), read back from its
     JSON as the audit reads it."""
     state = store.run(current_op(path, game_id))
     log = store.run(log_op(path, game_id))

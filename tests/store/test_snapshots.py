@@ -11,8 +11,8 @@ import pytest
 from domain.events import Event, encoder
 from domain.evolve import fold
 from domain.state import NEW_GAME
-from server.carddata import load_game_data
-from server.simulate import random_game
+from server.cli.simulation import random_game
+from server.config.card_data import load_game_data
 from store.client import EventStore
 from store.errors import StoreError
 from store.loading import (

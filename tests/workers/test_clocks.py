@@ -16,9 +16,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from litestar.testing import TestClient
 
-from projections.audit import audit
+from evidence.audit import audit
 from server.app import Settings
-from server.carddata import load_game_data
+from server.config.card_data import load_game_data
 from tests.server.client import Api, Json, Player
 from tests.server.live import REDIS_URL, build_app, delete_prefix, redis_client, unique_prefix
 from tests.workers.sink import Sink

@@ -24,7 +24,7 @@ from rq.job import Job
 from projections.mail import render_digest
 from projections.notices import NoticeDocument
 from server.app import Settings
-from server.carddata import load_game_data
+from server.config.card_data import load_game_data
 from store.notifications import (
     Channels,
     Digest,

@@ -18,8 +18,8 @@ from domain.state import State
 from domain.view import view, visible
 from projections.mail import render
 from projections.notices import Notice, encode, notice, notices_for
-from server.carddata import load_game_data
-from server.simulate import random_game
+from server.cli.simulation import random_game
+from server.config.card_data import load_game_data
 
 KINDS = [
     ("towers", 2, ()), ("towers", 3, ()), ("towers", 4, ("trade_routes",)),

@@ -19,7 +19,8 @@ import httpx
 import pytest
 from litestar.testing import TestClient
 
-from projections.audit import audit
+from evidence.audit import audit
+from outbound import targets
 from server.app import Settings
 from tests.server.client import Api, Json, Player
 from tests.server.live import (
@@ -456,7 +457,8 @@ def test_a_lookup_that_found_no_free_thread_never_counts_toward_turning_a_webhoo
     """When every lookup thread of the server is taken (by other players' names that never
     answer), a delivery fails and is tried again, but it is the server's state, not the
     receiver's failing: even with one failure enough to turn a webhook off, it stays on."""
-    from workers import host_lookups, webhook_target, webhooks
+    from outbound import lookups
+    from workers import webhooks
 
     _retries_within_seconds(monkeypatch)
     monkeypatch.setattr(webhooks, "DISABLE_AFTER", 1)
@@ -465,10 +467,10 @@ def test_a_lookup_that_found_no_free_thread_never_counts_toward_turning_a_webhoo
     def lookup(resolve: Any, host: str, port: int) -> Any:
         if busy[0]:
             busy[0] = False
-            raise host_lookups.Busy
-        return host_lookups.lookup(resolve, host, port)
+            raise lookups.Busy
+        return lookups.lookup(resolve, host, port)
 
-    monkeypatch.setattr(webhook_target, "lookup", lookup)
+    monkeypatch.setattr(targets, "lookup", lookup)
     _named_host(monkeypatch, [False])
     app = build_app(Settings(webhook_allow="127.0.0.1", public_url=PUBLIC))
     with Sink() as sink, TestClient(app, timeout=30) as client:

@@ -11,10 +11,7 @@ import fakeredis
 import msgspec
 import pytest
 
-from projections.signatures import key_list_decoder
-from store.client import EventStore
-from store.signing_keys import keys_op, update_keys_op
-from workers.signing import (
+from evidence.keys import (
     KeyFileError,
     KeyRetired,
     announce_op,
@@ -24,6 +21,9 @@ from workers.signing import (
     signer_for,
     write_key_file,
 )
+from evidence.signatures import key_list_decoder
+from store.client import EventStore
+from store.signing_keys import keys_op, update_keys_op
 
 PREFIX = "keys-test"
 

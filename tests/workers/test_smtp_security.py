@@ -437,7 +437,7 @@ def test_the_settings_and_the_workers_context_never_show_the_smtp_password() -> 
     import fakeredis
 
     from server.app import Settings
-    from server.carddata import load_game_data
+    from server.config.card_data import load_game_data
     from workers.runner import context_for
 
     url = "smtps://bob:s3cr%40t-word@mail.example:465"

@@ -12,7 +12,7 @@ import pytest
 import redis
 from rq.job import Job
 
-from server.carddata import load_game_data
+from server.config.card_data import load_game_data
 from store.timers import Timer, due_op, set_timers_op
 from tests.store.servers import RedisServer
 from workers.context import WorkerContext

@@ -22,9 +22,9 @@ from typing import Any, cast
 
 import pytest
 
+from outbound.targets import Allowlist, DeliveryFailed, TargetRefused
 from tests.workers.mailbox import self_signed
 from workers.webhook_sending import Delivered, WebhookSender
-from workers.webhook_target import Allowlist, DeliveryFailed, TargetRefused
 
 LOOPBACK = Allowlist.parse("127.0.0.1")
 JSON = {"content-type": "application/json"}

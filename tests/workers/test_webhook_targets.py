@@ -26,10 +26,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.workers.mailbox import self_signed
-from workers.host_lookups import LOOKUP_THREADS
-from workers.webhook_sending import Delivered, post
-from workers.webhook_target import (
+from outbound.lookups import LOOKUP_THREADS
+from outbound.targets import (
     Allowlist,
     DeliveryFailed,
     LookupBusy,
@@ -41,6 +39,8 @@ from workers.webhook_target import (
     checked_url,
     system_resolve,
 )
+from tests.workers.mailbox import self_signed
+from workers.webhook_sending import Delivered, post
 
 NONE = Allowlist.parse("")
 LOOPBACK = Allowlist.parse("127.0.0.1")
@@ -336,7 +336,7 @@ def test_names_that_never_answer_hold_at_most_the_lookup_threads_and_fail_fast_b
 def test_a_process_ends_without_waiting_for_a_lookup_that_never_answers(tmp_path: Path) -> None:
     script = (
         "import time\n"
-        "from workers.webhook_target import Allowlist, LookupFailed, checked_addresses\n"
+        "from outbound.targets import Allowlist, LookupFailed, checked_addresses\n"
         "try:\n"
         "    never = lambda host, port: time.sleep(60)\n"
         "    checked_addresses('slow.example', 443, Allowlist(), never, 0.1)\n"

@@ -1,0 +1,168 @@
+"""The answer bodies of the HTTP API (msgspec Structs): contracts with independent clients,
+documented in the OpenAPI document Litestar builds from them and in `docs/api.md`.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from domain.events import Edition, Event, GameEnded, Module, Step
+from domain.view import ClockView
+from evidence.signatures import Receipt
+
+
+class PlayerCreated(msgspec.Struct, frozen=True):
+    player_id: str
+    token: str
+    """The bearer secret: shown once, kept only as a hash."""
+
+
+class PlayerInfo(msgspec.Struct, frozen=True):
+    player_id: str
+    name: str
+
+
+class CreatedGame(msgspec.Struct, frozen=True):
+    game_id: str
+    invite_code: str
+    seed_commitment: str
+    version: int
+    receipt: Receipt
+    """The server's signature on the game's head at `version` (docs/record.md, "Receipts")."""
+    repeated: bool = False
+    """True when this command id had created the game before: this is its answer again."""
+
+
+class Joined(msgspec.Struct, frozen=True):
+    game_id: str
+    version: int
+    started: bool
+    seat: int | None
+    """Your seat in turn order, once the game has started (seats are drawn at the start)."""
+    receipt: Receipt
+    """The server's signature on the game's head at `version` (docs/record.md, "Receipts")."""
+
+
+class VersionedEvent(msgspec.Struct, frozen=True, omit_defaults=True):
+    version: int
+    event: Event
+    text: str | None = None
+    """The event in words, for people; in event lists only, and there left out for
+    bookkeeping that says nothing new."""
+
+
+class CommandsAccepted(msgspec.Struct, frozen=True):
+    version: int
+    first_version: int
+    repeated: bool
+    """True when this command id had been accepted before: this is its first result again."""
+    events: list[VersionedEvent]
+    receipt: Receipt
+    """The server's signature on the game's head at `version` (docs/record.md, "Receipts"):
+    keep it, it proves what the server acknowledged."""
+
+
+class Resigned(msgspec.Struct, frozen=True):
+    """A seat handed to a bot for good: which, to which level, at which version."""
+
+    game_id: str
+    seat: int
+    level: str
+    version: int
+
+
+class TableChanged(msgspec.Struct, frozen=True):
+    """A place given up, or a game cancelled: the game's version and phase after it."""
+
+    game_id: str
+    version: int
+    phase: str
+    receipt: Receipt
+    """The server's signature on the game's head at `version` (docs/record.md, "Receipts")."""
+
+
+class Revealed(msgspec.Struct, frozen=True):
+    """On a live stream, right after the end: the earlier events the caller could not see."""
+
+    events: list[VersionedEvent]
+
+
+class EventList(msgspec.Struct, frozen=True):
+    version: int
+    events: list[VersionedEvent]
+
+
+class LobbyGame(msgspec.Struct, frozen=True):
+    game_id: str
+    edition: Edition
+    seats: int
+    modules: tuple[Module, ...]
+    joined: tuple[str, ...]
+    version: int
+
+
+class MyGame(msgspec.Struct, frozen=True):
+    game_id: str
+    edition: Edition
+    seats: int
+    modules: tuple[Module, ...]
+    phase: str
+    seat: int | None
+    your_decision: bool
+    step: Step | None
+    version: int
+    since: str | None
+    """When the game started waiting for its current decision (UTC, ISO 8601)."""
+    waited_seconds: float | None
+    result: GameEnded | None = None
+    clock: ClockView | None = None
+    """A timed game's clocks: whose runs, its deadline, every seat's bank."""
+
+
+class WebhookInfo(msgspec.Struct, frozen=True):
+    url: str
+    enabled: bool
+    disabled_reason: str | None = None
+    secret: str | None = None
+    """The signing secret (`whsec_...`): in the answer that set this URL only, never again."""
+
+
+class QuietHoursInfo(msgspec.Struct, frozen=True):
+    start: str
+    end: str
+    time_zone: str
+
+
+class EmailInfo(msgspec.Struct, frozen=True):
+    address: str
+    confirmed: bool
+    """Whether you followed the confirmation link sent to it (nothing else is sent before)."""
+
+
+class DigestInfo(msgspec.Struct, frozen=True):
+    hour: int
+    time_zone: str
+    """The time zone `hour` is in (the one set, or the one it defaulted to)."""
+
+
+class Notifications(msgspec.Struct, frozen=True):
+    webhook: WebhookInfo | None
+    quiet_hours: QuietHoursInfo | None
+    reminder_hours: list[float]
+    email: EmailInfo | None = None
+    digest: DigestInfo | None = None
+    """The daily digest, if you get one instead of an e-mail per turn."""
+
+
+class VacationInfo(msgspec.Struct, frozen=True):
+    allowance_days: int
+    """The days each player may take in a calendar year (UTC)."""
+    used_days: float
+    """Taken or booked this year."""
+    until: str | None
+    """The end of the vacation going on (UTC, ISO 8601); None: not on vacation."""
+
+
+class Health(msgspec.Struct, frozen=True):
+    status: str
+    redis: str

@@ -1,0 +1,125 @@
+"""The limits of what the API accepts: sizes, counts, hours and versions, each stated once,
+and the same in the code, the OpenAPI document and docs/api.md (a test keeps them so).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import msgspec
+
+from domain.commands import Command
+from domain.names import MAX_NAME
+from domain.setup import MAX_ENTROPY
+from server.schema.errors import BadParameter
+
+Name = Annotated[
+    str,
+    msgspec.Meta(
+        description=f"1-{MAX_NAME} characters once spaces are trimmed; no control, line-break "
+        "or text-direction characters (422 `invalid_option` otherwise)",
+        examples=["Mary"],
+    ),
+]
+
+
+MAX_BODY = 64 * 1024
+"""Request bodies above this are refused (413): a whole turn is well under 2 KB."""
+
+
+MAX_COMMAND_ID = 128
+
+
+MAX_COMMANDS = 30
+"""Commands per request: a whole turn is at most about a dozen."""
+
+
+MAX_INVITE_CODE = 128
+
+
+MAX_BOTS = 4
+"""Bots in one game: all seats of the largest table but the creator's."""
+
+
+MAX_HOURS = 24 * 60
+"""The longest a clock's per-move time or bank may be (60 days)."""
+
+
+MAX_REMINDERS = 5
+
+
+VACATION_DAYS = 30
+"""The days of vacation each player may take in a calendar year."""
+
+
+Entropy = Annotated[str, msgspec.Meta(max_length=MAX_ENTROPY)]
+
+
+CommandId = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_COMMAND_ID)]
+
+
+Commands = Annotated[list[Command], msgspec.Meta(min_length=1, max_length=MAX_COMMANDS)]
+
+
+MAX_VERSION = 2**53 - 1
+"""The largest version anyone may name: every JSON client reads it exactly, and it lies well
+within the range of Redis stream ids."""
+
+
+Version = Annotated[int, msgspec.Meta(ge=0, le=MAX_VERSION)]
+
+
+def limits() -> list[tuple[str, str]]:
+    """Every limit of a request, as docs/api.md states them (a test keeps them the same)."""
+    return [
+        ("a player's `name`", f"1-{MAX_NAME} characters once spaces are trimmed (422)"),
+        ("`entropy`", f"at most {MAX_ENTROPY} characters"),
+        ("`command_id`", f"1-{MAX_COMMAND_ID} characters"),
+        ("`commands` per request", f"1-{MAX_COMMANDS}"),
+        ("`invite_code`", f"at most {MAX_INVITE_CODE} characters"),
+        ("`bots`", f"at most {MAX_BOTS} (and at most `seats - 1`)"),
+        ("`clock.per_move_hours`", f"above 0, at most {MAX_HOURS} (60 days)"),
+        ("`clock.bank_hours`, `clock.max_bank_hours`", f"0 to {MAX_HOURS}"),
+        ("`clock.hand_over_after`", "1-100"),
+        ("`reminder_hours`", f"at most {MAX_REMINDERS}, each above 0 and at most {MAX_HOURS}"),
+        ("a message of table talk (`text`)", f"1-{MAX_TALK} characters once cleaned"),
+        ("vacation `days`", f"1-{VACATION_DAYS}, and at most what is left of the year's"),
+        ("a version (`expected_version`, `after`, `Last-Event-ID`)",
+         f"a whole number from 0 to {MAX_VERSION} (2^53 - 1)"),
+        ("a request body", f"{MAX_BODY // 1024} KiB (413)"),
+    ]  # fmt: skip
+
+
+def limits_table() -> str:
+    """The limits as the Markdown table of docs/api.md."""
+    rows = "".join(f"| {what} | {value} |\n" for what, value in limits())
+    return "| limit | value |\n| --- | --- |\n" + rows
+
+
+def parse_version(text: str, field: str) -> int:
+    """A version as a client writes it: ASCII digits only (no sign, space or other script's
+    digits), at most `MAX_VERSION`. The one parser of versions outside JSON bodies."""
+    if not (text.isascii() and text.isdigit()) or len(text) > 16 or int(text) > MAX_VERSION:
+        raise BadParameter(field, f"a version is a whole number from 0 to {MAX_VERSION}")
+    return int(text)
+
+
+Hours = Annotated[float, msgspec.Meta(gt=0, le=MAX_HOURS)]
+
+
+BankHours = Annotated[float, msgspec.Meta(ge=0, le=MAX_HOURS)]
+
+
+MAX_URL = 2048
+
+
+Clock24 = Annotated[
+    str, msgspec.Meta(pattern=r"^([01][0-9]|2[0-3]):[0-5][0-9]$", examples=["22:00"])
+]
+
+
+Reminders = Annotated[list[Hours], msgspec.Meta(max_length=MAX_REMINDERS)]
+
+
+MAX_TALK = 500
+"""The characters of a message of table talk, once cleaned."""

@@ -1,0 +1,352 @@
+"""What the HTTP API does with games, behind thin controllers: setting a table, sending
+commands, and reading a game as it stands, each redacted for the caller (its history, the
+reads of its whole log, is `server.services.history`'s).
+
+Every write goes through the command path of `store.games`; every outbound event and board goes
+through the domain's one redaction gate (`domain.view.visible` / `view`), for the caller's seat
+in that game (a spectator when the caller holds none). Randomness (ids, seeds) and the clock
+are passed in by the composition root, so tests can fix them.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from typing import TypeVar
+
+import msgspec
+from cachetools import LRUCache
+
+from domain.errors import InvalidOptions
+from domain.setup import check_options
+from domain.state import State
+from domain.view import ClockView, View, view, visible
+from evidence.keys import announce_op
+from evidence.signatures import Receipt, Signer
+from projections.timekeeping import Append, away_until, clocks_op
+from server.schema import answers, requests
+from server.services.accounts import AccountService
+from server.transport.packed import Encoded, board_gzipped
+from store import accounts, appending, games, reads, tables
+from store.client import AsyncEventStore
+from store.clock import Clock, iso, system_clock
+from store.errors import GameNotFound
+from store.protocol import Op
+from store.records import meta_decoder
+from store.time_controls import TimeControl, set_time_control, time_control_op
+from store.vacations import vacations_op
+
+T = TypeVar("T")
+
+
+class GameService:
+    def __init__(
+        self,
+        store: AsyncEventStore,
+        path: games.CommandPath,
+        listings: accounts.Accounts,
+        players: AccountService,
+        signer: Signer,
+        *,
+        follow_store: AsyncEventStore | None = None,
+        clock: Clock = system_clock,
+        token_bytes: Callable[[int], bytes] = secrets.token_bytes,
+        cache_size: int = 256,
+    ) -> None:
+        self.store = store
+        self.follow_store = follow_store or store
+        self.path = path
+        self.listings = listings
+        self.players = players
+        self.signer = signer
+        self._listed = False
+        self.clock = clock
+        self.token_bytes = token_bytes
+        # Each kept document is a pure function of its key: a seat's view of a game at a
+        # version never changes (docs/store.md, "Caches").
+        self._views: LRUCache[tuple[object, ...], bytes] = LRUCache(16 * cache_size)
+        self._packed_views: LRUCache[tuple[object, ...], bytes] = LRUCache(16 * cache_size)
+        # A game's clock never changes once it is created (None: untimed).
+        self._controls: LRUCache[str, TimeControl | None] = LRUCache(16 * cache_size)
+
+    async def run(self, op: Op[T]) -> T:
+        return await self.store.run(op)
+
+    async def check_store(self) -> None:
+        """One round trip to the store; raises `StoreUnavailable` when it does not answer."""
+        await self.store.head("healthz")
+
+    # --- setting a table -------------------------------------------------------------------
+
+    async def create(self, player: str, request: requests.NewGame) -> answers.CreatedGame:
+        edition, modules = check_options(
+            request.edition, request.seats, request.modules, self.path.game_data
+        )
+        if len(request.bots) >= request.seats:
+            raise InvalidOptions("bots", "the creator holds a seat: at most seats - 1 bots")
+        control = _time_control(request.clock)
+        game_id = "g" + self.token_bytes(9).hex()
+        in_lobby = True
+        if request.command_id is not None:  # a retry creates (or finds) the same game
+            options = msgspec.json.encode(
+                [request.seats, edition, modules, request.entropy, control]
+            )
+            digest = appending.digest(b"create", options)
+            claimed = await self.run(
+                accounts.claim_creation_op(
+                    self.listings, player, request.command_id, game_id, digest
+                )
+            )
+            if claimed != game_id:  # a retry: a table that moved on leaves the lobby be
+                game_id = claimed
+                in_lobby = await self._waiting_or_missing(game_id)
+        name = await self.players.name_of(player)
+        now = self.clock()
+        beside = [accounts.list_game(self.listings, player, game_id, now.timestamp())]
+        if in_lobby:
+            beside.append(accounts.open_game(self.listings, game_id, now.timestamp()))
+        if control is not None:
+            beside.append(set_time_control(self.listings.prefix, game_id, control))
+        outcome = await self.run(
+            tables.create_op(
+                self.path,
+                game_id,
+                player=player,
+                name=name,
+                edition=request.edition,
+                seats=request.seats,
+                modules=request.modules,
+                entropy=request.entropy,
+                server_seed=self.token_bytes(32),
+                now=iso(now),
+                beside=beside,
+            )
+        )
+        code = tables.invite_code_of(outcome.state)
+        if request.bots and not outcome.repeated:
+            joined = await self._seat_bots(game_id, code, request.bots)
+            version, receipt = joined.version, joined.receipt
+        else:
+            if request.bots:  # told again: answered as the first time, at the last bot's join
+                outcome = await self._last_bot_join(game_id, outcome, len(request.bots))
+            version, receipt = outcome.last_version, await self.receipt(game_id, outcome)
+        return answers.CreatedGame(
+            game_id, code, outcome.state.seed_commitment, version, receipt, outcome.repeated
+        )
+
+    async def _last_bot_join(
+        self, game_id: str, created: games.Outcome, bots: int
+    ) -> games.Outcome:
+        """A retried creation with bots: the join of its last bot (the appends right after
+        the creation), whose answer the first creation gave."""
+        batches = await self.run(reads.batches_op(self.path, game_id))
+        if len(batches) <= bots:  # the bots did not all join the first time
+            return created
+        joined = batches[bots]
+        head = await self.run(reads.hash_at_op(self.path, game_id, joined.last_version))
+        return msgspec.structs.replace(
+            created,
+            last_version=joined.last_version,
+            head_hash=head,
+            time=meta_decoder.decode(joined.metadata).time,
+        )
+
+    async def receipt(self, game_id: str, outcome: games.Outcome) -> Receipt:
+        """The signed receipt of an append (the same when it is told again)."""
+        await self.key_listed()
+        return self.signer.receipt(game_id, outcome.last_version, outcome.head_hash, outcome.time)
+
+    async def key_listed(self) -> None:
+        """List the signing key (`GET /api/keys`) before anything it signs goes out: at the
+        start, or at the first signature if the store did not answer then."""
+        if not self._listed:
+            await self.run(announce_op(self.listings.prefix, self.signer, iso(self.clock())))
+            self._listed = True
+
+    async def _seat_bots(
+        self, game_id: str, code: str, bots: list[requests.BotSeat]
+    ) -> answers.Joined:
+        """Bots join the new table, one after the other; the answer to the last join."""
+        joined: answers.Joined | None = None
+        for number, bot in enumerate(bots, 1):
+            same = sum(1 for other in bots if other.level == bot.level)
+            name = f"{bot.level.title()} bot" + (f" {number}" if same > 1 else "")
+            player = await self.players.create_bot(bot.level, name)
+            joined = await self.join(game_id, player, requests.JoinGame(invite_code=code))
+        assert joined is not None  # there is a bot: the request asked for them
+        return joined
+
+    async def _waiting_or_missing(self, game_id: str) -> bool:
+        """Whether a retried creation lists its game in the lobby again: while the table
+        waits, or if the first creation never landed; not once it has started or ended."""
+        try:
+            return (await self.state(game_id)).phase == "waiting"
+        except GameNotFound:
+            return True
+
+    async def join(self, game_id: str, player: str, request: requests.JoinGame) -> answers.Joined:
+        now = self.clock()
+        name = await self.players.name_of(player)
+        outcome = await self.run(
+            tables.join_op(
+                self.path,
+                game_id,
+                player=player,
+                name=name,
+                invite_code=request.invite_code,
+                entropy=request.entropy,
+                now=iso(now),
+                listings=(accounts.list_game(self.listings, player, game_id, now.timestamp()),),
+            )
+        )
+        started = outcome.state.phase != "waiting"
+        if started:
+            await self.run(accounts.close_game_op(self.listings, game_id))
+        return answers.Joined(
+            game_id,
+            outcome.last_version,
+            started,
+            outcome.state.seat_of(player),
+            await self.receipt(game_id, outcome),
+        )
+
+    async def leave(self, game_id: str, player: str) -> answers.TableChanged:
+        outcome = await self.run(
+            tables.leave_op(self.path, game_id, player=player, now=iso(self.clock()))
+        )
+        await self.run(accounts.drop_listing_op(self.listings, player, game_id))
+        return answers.TableChanged(
+            game_id, outcome.last_version, outcome.state.phase, await self.receipt(game_id, outcome)
+        )
+
+    async def cancel(self, game_id: str, player: str) -> answers.TableChanged:
+        outcome = await self.run(
+            tables.cancel_op(self.path, game_id, player=player, now=iso(self.clock()))
+        )
+        await self.run(accounts.close_game_op(self.listings, game_id))
+        return answers.TableChanged(
+            game_id, outcome.last_version, outcome.state.phase, await self.receipt(game_id, outcome)
+        )
+
+    # --- playing --------------------------------------------------------------------------
+
+    async def execute(
+        self, game_id: str, player: str, request: requests.SendCommands
+    ) -> answers.CommandsAccepted:
+        outcome = await self.run(
+            games.execute_op(
+                self.path,
+                game_id,
+                player=player,
+                expected_version=request.expected_version,
+                command_id=request.command_id,
+                commands=request.commands,
+                now=iso(self.clock()),
+            )
+        )
+        over = outcome.state.finished
+        return answers.CommandsAccepted(
+            version=outcome.last_version,
+            first_version=outcome.first_version,
+            repeated=outcome.repeated,
+            events=[
+                answers.VersionedEvent(version, event)
+                for version, event in enumerate(outcome.events, outcome.first_version)
+                if visible(event, outcome.seat, over)
+            ],
+            receipt=await self.receipt(game_id, outcome),
+        )
+
+    # --- reading --------------------------------------------------------------------------
+
+    async def state(self, game_id: str) -> State:
+        return await self.run(reads.current_op(self.path, game_id))
+
+    async def board(self, game_id: str, viewer: str | None, *, gzipped: bool = False) -> Encoded:
+        """The caller's view of the game now, encoded, gzipped if the client takes it (both
+        kept per game, version and seat; in a timed game per who is on vacation too: that
+        moves the clocks without an append)."""
+        state = await self.state(game_id)
+        seat = viewer_seat(state, viewer)
+        at_table = state.phase == "waiting" and viewer in state.players
+        key: tuple[object, ...] = (game_id, state.version, seat, at_table)
+        if state.seat_players and await self.time_control(game_id) is not None:
+            key += (await self._away_now(state),)
+        if gzipped and (packed := self._packed_views.get(key)) is not None:
+            return Encoded(packed, True)
+        encoded = self._views.get(key)
+        if encoded is None:
+            shown = await self.shown(game_id, state, seat, at_table=at_table)
+            encoded = self._views[key] = msgspec.json.encode(shown)
+        if gzipped and (packed := board_gzipped(encoded)) is not None:
+            self._packed_views[key] = packed
+            return Encoded(packed, True)
+        return Encoded(encoded, False)
+
+    async def shown(
+        self,
+        game_id: str,
+        state: State,
+        seat: int | None,
+        *,
+        at_table: bool = False,
+        planned: Append | None = None,
+    ) -> View:
+        """The board of `seat` in `state`, as `board` answers it; `planned`, an append not
+        made (a preview's), is timed as if it were made now."""
+        shown = view(state, seat, everything=state.finished)
+        if at_table:  # the players at a waiting table may pass its invite code on
+            shown = msgspec.structs.replace(shown, invite_code=tables.invite_code_of(state))
+        clocks = await self.clocks(game_id, state, planned)
+        if clocks:
+            shown = msgspec.structs.replace(shown, clock=clocks[-1][1])
+        return shown
+
+    async def _away_now(self, state: State) -> tuple[object, ...]:
+        """Each seat's player's vacations, and which of them goes on now."""
+        players = [state.players[state.seat_players[s]] for s in range(state.board.seats)]
+        away = await self.run(vacations_op(self.listings, players))
+        now = self.clock().timestamp()
+        return tuple((each, away_until(each, now)) for each in away)
+
+    async def time_control(self, game_id: str) -> TimeControl | None:
+        if game_id in self._controls:
+            return self._controls[game_id]
+        control = await self.run(time_control_op(self.listings.prefix, game_id))
+        self._controls[game_id] = control
+        return control
+
+    async def clocks(
+        self, game_id: str, state: State, planned: Append | None = None
+    ) -> list[tuple[int, ClockView]]:
+        """A timed game's clocks after each of its appends up to the state's version (and
+        `planned`, one leading to that state but not made), each with the first version of
+        its append (the last one saying who is on vacation now); none for an untimed game."""
+        control = await self.time_control(game_id)
+        if control is None:
+            return []
+        clocks, away = await self.run(
+            clocks_op(self.path, self.listings, game_id, state, control, planned=planned)
+        )
+        now = self.clock().timestamp()
+        if clocks and any(away_until(each, now) for each in away):
+            first, last = clocks[-1]
+            seats = tuple(
+                msgspec.structs.replace(seat, away_until=away_until(each, now))
+                for seat, each in zip(last.seats, away, strict=True)
+            )
+            clocks[-1] = (first, msgspec.structs.replace(last, seats=seats))
+        return clocks
+
+
+def _time_control(setting: requests.ClockSetting | None) -> TimeControl | None:
+    if setting is None:
+        return None
+    if setting.max_bank_hours is not None and setting.max_bank_hours < setting.bank_hours:
+        raise InvalidOptions("clock.max_bank_hours", "a bank may not start above its most")
+    return TimeControl(**msgspec.structs.asdict(setting))
+
+
+def viewer_seat(state: State, viewer: str | None) -> int | None:
+    """The caller's seat in the game; None for a spectator (no seat, or no caller)."""
+    return None if viewer is None else state.seat_of(viewer)
