@@ -23,12 +23,15 @@ from litestar.openapi.spec import (
 )
 
 from domain import commands
-from server.schema import requests
+from server.schema import answers, errors, limits, requests
 from server.transport.edge import BUSY
 
 
 def _strict_structs() -> set[str]:
-    kinds: Iterable[object] = [*vars(requests).values(), *vars(commands).values()]
+    kinds: Iterable[object] = [
+        *(kind for shapes in (requests, answers, errors, limits) for kind in vars(shapes).values()),
+        *vars(commands).values(),
+    ]
     return {
         kind.__name__
         for kind in kinds
