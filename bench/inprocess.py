@@ -56,7 +56,8 @@ from bench.baseline_app import create as create_baseline  # noqa: E402
 from bench.cpu import cpu_seconds  # noqa: E402
 from bench.http import private_redis  # noqa: E402
 from bench.server import SKIP, Table, _players, _xadd  # noqa: E402
-from server.app import Settings, create_app  # noqa: E402
+from server.app import create_app  # noqa: E402
+from server.config.settings import Settings  # noqa: E402
 
 
 class Answer:

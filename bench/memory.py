@@ -27,7 +27,8 @@ from domain.legal import legal_commands  # noqa: E402
 from server.config.card_data import load_game_data  # noqa: E402
 from store.archiving import archive_game  # noqa: E402
 from store.client import EventStore  # noqa: E402
-from store.games import CommandPath, execute_op  # noqa: E402
+from store.command_path import CommandPath  # noqa: E402
+from store.games import execute_op  # noqa: E402
 from store.memory import game_memory  # noqa: E402
 from store.reads import current_op  # noqa: E402
 from store.tables import create_op, invite_code_of, join_op  # noqa: E402

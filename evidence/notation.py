@@ -209,10 +209,3 @@ def _bare(name: str) -> bool:
 
 def _quoted(value: str) -> str:
     return json.dumps(value, ensure_ascii=False)
-
-
-def parse_notation(text: str) -> Notation:
-    """Read a notation back; `NotationError` (and nothing else) for any malformed text."""
-    from evidence.notation_parse import parse
-
-    return parse(text)

@@ -114,8 +114,8 @@ def _shown(word: str) -> str:
     return repr(word if len(word) <= 40 else word[:40] + "...")
 
 
-def parse(text: str) -> Notation:
-    """The notation `text` holds (see `evidence.notation.parse_notation`)."""
+def parse_notation(text: str) -> Notation:
+    """Read a notation back; `NotationError` (and nothing else) for any malformed text."""
     tags: list[tuple[str, str]] = []
     turns: list[Turn] = []
     for number, raw in enumerate(text.split("\n"), 1):

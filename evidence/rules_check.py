@@ -23,8 +23,8 @@ from evidence.record import LoggedEvent, RecordEvent, build_record
 from evidence.redecide import redecide
 from store import streams
 from store.client import EventStore
+from store.command_path import CommandPath, StateCache
 from store.errors import CorruptGame, GameNotFound
-from store.games import CommandPath, StateCache
 from store.reads import batches_op, current_op, log_op
 
 

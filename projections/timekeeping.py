@@ -28,7 +28,7 @@ from domain.state import State
 from domain.view import ClockView, SeatClock
 from store.accounts import Accounts
 from store.clock import iso
-from store.games import CommandPath
+from store.command_path import CommandPath
 from store.protocol import Op
 from store.reads import batches_op
 from store.records import Batch, meta_decoder

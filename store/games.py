@@ -1,6 +1,6 @@
-"""The command path: the one way a game changes. Here its context and a seat's commands
-(sent, or previewed: decided the same way and appended nowhere); setting a table (create,
-join, leave, cancel) is in `store.tables`, the reads in `store.reads`.
+"""The command path: the one way a game changes. Here a seat's commands (sent, or previewed:
+decided the same way and appended nowhere); what the path works with is `store.command_path`,
+setting a table (create, join, leave, cancel) is in `store.tables`, the reads in `store.reads`.
 
 Load the state (cached by version), decide with the domain, append with the expected version.
 Written as store operations (generators of Redis requests, see `store.protocol`) so that the
@@ -19,17 +19,16 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import msgspec
-from cachetools import LRUCache
 
 from domain.commands import Command
 from domain.decide import canonical, decide_all
 from domain.errors import CommandRefused, IllegalCommand
 from domain.events import Event
-from domain.gamedata import GameData
 from domain.shapes import stored_bytes
 from domain.state import State
 from store import appending, streams
 from store.appending import digest, same_request
+from store.command_path import CommandPath
 from store.context import Context
 from store.errors import (
     CommandIdReused,
@@ -39,7 +38,7 @@ from store.errors import (
     VersionConflict,
 )
 from store.handovers import handed_over_earlier_op, handed_over_op
-from store.loading import SnapshotPolicy, drop_snapshot_op, snapshot_if_due_op
+from store.loading import drop_snapshot_op, snapshot_if_due_op
 from store.protocol import Op
 from store.reads import current_op, events_op
 from store.records import AppendMeta, AppendResult, meta_decoder
@@ -63,42 +62,6 @@ class Outcome(msgspec.Struct, frozen=True):
     """The chain hash of `last_version`: what a receipt of this append signs."""
     time: str = ""
     """When the append was accepted (its metadata's time, also when told again)."""
-
-
-class StateCache:
-    """The latest states of recently used games, by game id. A cached state is only a
-    starting point: the append checks the version, and reads catch up from Redis."""
-
-    def __init__(self, size: int = 2048) -> None:
-        self._states: LRUCache[str, State] = LRUCache(size)
-
-    def get(self, game_id: str) -> State | None:
-        return self._states.get(game_id)
-
-    def put(self, game_id: str, state: State) -> None:
-        known = self._states.get(game_id)
-        if known is None or known.version <= state.version:
-            self._states[game_id] = state
-
-
-class CommandPath:
-    """What the command path needs besides Redis: the store context, the card data new games
-    are created with, the state cache and the snapshot policy."""
-
-    def __init__(
-        self,
-        context: Context,
-        game_data: GameData,
-        *,
-        cache: StateCache | None = None,
-        snapshots: SnapshotPolicy | None = None,
-        conflict_retries: int = 3,
-    ) -> None:
-        self.context = context
-        self.game_data = game_data
-        self.cache = cache or StateCache()
-        self.snapshots = snapshots or SnapshotPolicy()
-        self.conflict_retries = conflict_retries
 
 
 def append_op(

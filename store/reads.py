@@ -4,20 +4,16 @@ snapshot, caught up with the stream), its whole log, its appends and when it las
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from domain.events import Event, decode_events, event_decoder
 from domain.evolve import fold
 from domain.state import State
 from store import streams
+from store.command_path import CommandPath
 from store.errors import GameNotFound
 from store.keys import check_game_id
 from store.loading import load_op
 from store.protocol import Op
 from store.records import Batch, StoredEvent, meta_decoder
-
-if TYPE_CHECKING:
-    from store.games import CommandPath
 
 
 def current_op(path: CommandPath, game_id: str, expected: int | None = None) -> Op[State]:

@@ -16,8 +16,9 @@ from domain.setup import cancel_game, create_game, join_game, leave_game
 from domain.state import NEW_GAME, State
 from store import streams
 from store.appending import digest
+from store.command_path import CommandPath
 from store.errors import DuplicateCommand, VersionConflict, WrongInvite
-from store.games import CommandPath, Outcome, append_op, first_result_op
+from store.games import Outcome, append_op, first_result_op
 from store.keys import check_game_id
 from store.protocol import Call, Op
 from store.reads import current_op

@@ -14,7 +14,7 @@ from outbound.targets import Allowlist
 from store.accounts import Accounts
 from store.client import EventStore
 from store.clock import Clock, system_clock
-from store.games import CommandPath
+from store.command_path import CommandPath
 from store.notifications import NotificationKeys
 from workers.webhook_sending import WebhookSender
 
@@ -27,7 +27,7 @@ class WorkerContext:
     queue: Queue
     signer: Signer = field(repr=False)
     """The server's signing key, listed before it signs: the receipt in each webhook
-    (`evidence.keys`)."""
+    (`evidence.signing_keys`)."""
     webhooks: WebhookSender = field(default_factory=lambda: WebhookSender(Allowlist()))
     """What sends the webhooks, keeping their connections open a few seconds, to targets
     checked against the networks the operator lets webhooks reach despite the SSRF rules

@@ -20,14 +20,14 @@ from rq import Queue
 from rq.serializers import JSONSerializer
 
 from domain.gamedata import GameData
-from evidence.keys import announce_op, signer_for
 from evidence.signatures import Signer
+from evidence.signing_keys import announce_op, signer_for
 from outbound.targets import Allowlist
 from store.accounts import Accounts
 from store.client import EventStore
 from store.clock import Clock, iso, system_clock
 from store.cluster import on_cluster
-from store.games import CommandPath
+from store.command_path import CommandPath
 from workers.archiving import ArchiveLoop, archive_after_seconds
 from workers.context import WorkerContext, configure
 from workers.deadlines import fire_due

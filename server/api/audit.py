@@ -15,8 +15,8 @@ from litestar.di import NamedDependency
 from litestar.exceptions import HTTPException
 
 from evidence.audit import AuditResult, audit_result
-from evidence.keys import key_list_op
 from evidence.signatures import KeyList
+from evidence.signing_keys import key_list_op
 from server.schema.errors import error_responses
 from server.services.bundle import Services
 

@@ -14,7 +14,7 @@ still documents the operation and serves the cross-origin case), byte for byte b
 request id: the same checks in the same order (the client's budget of requests in flight,
 the body's size, its media type and strict JSON, then the bearer token), the same error
 table (`server.api.error_table.refusal`), headers, gzip, metrics, request id and log lines
-(tests/server/test_command_lane.py sends every kind of request both ways and compares).
+(tests/server/api/test_command_lane.py sends every kind of request both ways and compares).
 """
 
 from __future__ import annotations

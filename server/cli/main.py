@@ -427,9 +427,9 @@ def _settings(*, queue: bool = False) -> Any:
     """The settings of the environment (`server.app.Settings`); one that cannot be used stops
     the command with a line that says which and why (never a traceback, never a password).
     `queue`: the command needs the jobs' queue (a cluster without a queue URL is refused)."""
-    from evidence.keys import KeyFileError, load_signer
-    from server.app import Settings
+    from evidence.signing_keys import KeyFileError, load_signer
     from server.config.redis_clients import RedisSettingsError, check_queue
+    from server.config.settings import Settings
     from server.transport.rate_limits import LimitSettingError
     from workers.smtp import SmtpUrlError
 

@@ -111,7 +111,7 @@ def keygen_command(path: Path) -> None:
     """Write a new Ed25519 signing key to PATH (readable by its owner only; never over an
     existing file). Start the server with PATRICIAN_SIGNING_KEY_FILE=PATH: from then on it
     signs with it, and the keys before it are listed as retired (GET /api/keys)."""
-    from evidence.keys import write_key_file
+    from evidence.signing_keys import write_key_file
 
     try:
         signer = write_key_file(path)
@@ -130,9 +130,9 @@ def retire_key_command(key_id: str, redis_url: str) -> None:
     file was given to every API process and worker, and the old processes have stopped.
     Records and receipts it signed before stay valid; anything it signs later is refused,
     and a process started with it refuses to start."""
-    from evidence.keys import retire_op
-    from server.app import Settings
+    from evidence.signing_keys import retire_op
     from server.config.redis_clients import store_client
+    from server.config.settings import Settings
     from store.client import EventStore
     from store.clock import iso, system_clock
 
@@ -173,11 +173,11 @@ def check_rules_command(redis_url: str, sample: int | None, seed: int) -> None:
     snapshot that is not its log). Reads only. Exit code 0: every game checked holds up;
     1: some do not (each is named, with why)."""
     from evidence.rules_check import check_games, chosen
-    from server.app import Settings
     from server.config.card_data import load_game_data
     from server.config.redis_clients import store_client
+    from server.config.settings import Settings
     from store.client import EventStore
-    from store.games import CommandPath
+    from store.command_path import CommandPath
 
     settings = Settings.from_environment()
     client = store_client(redis_url, cluster=settings.redis_cluster)

@@ -9,8 +9,8 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from domain.gamedata import GameData
-from evidence.keys import signer_for
 from evidence.signatures import Signer
+from evidence.signing_keys import signer_for
 from outbound.targets import Allowlist
 from server.services.accounts import AccountService
 from server.services.games import GameService
@@ -26,7 +26,7 @@ from store.accounts import Accounts
 from store.client import AsyncEventStore
 from store.clock import Clock, system_clock
 from store.cluster import on_cluster
-from store.games import CommandPath, StateCache
+from store.command_path import CommandPath, StateCache
 from store.loading import SnapshotPolicy
 from store.notifications import NotificationKeys
 

@@ -21,8 +21,8 @@ from domain.errors import InvalidOptions
 from domain.setup import check_options
 from domain.state import State
 from domain.view import ClockView, View, view, visible
-from evidence.keys import announce_op
 from evidence.signatures import Receipt, Signer
+from evidence.signing_keys import announce_op
 from projections.timekeeping import Append, away_until, clocks_op
 from server.schema import answers, requests
 from server.services.accounts import AccountService
@@ -30,6 +30,7 @@ from server.transport.packed import Encoded, board_gzipped
 from store import accounts, appending, games, reads, tables
 from store.client import AsyncEventStore
 from store.clock import Clock, iso, system_clock
+from store.command_path import CommandPath
 from store.errors import GameNotFound
 from store.protocol import Op
 from store.records import meta_decoder
@@ -43,7 +44,7 @@ class GameService:
     def __init__(
         self,
         store: AsyncEventStore,
-        path: games.CommandPath,
+        path: CommandPath,
         listings: accounts.Accounts,
         players: AccountService,
         signer: Signer,

@@ -12,8 +12,8 @@ from server.schema import answers
 from server.schema.errors import GameNotPlaying
 from store import reads
 from store.client import AsyncEventStore
+from store.command_path import CommandPath
 from store.errors import NotSeated
-from store.games import CommandPath
 from store.handovers import hand_over_op
 
 HANDOVER_LEVEL = "greedy"

@@ -22,8 +22,8 @@ from server.schema import answers
 from store import accounts, inbox, reads
 from store.client import AsyncEventStore
 from store.clock import Clock, system_clock
+from store.command_path import CommandPath
 from store.errors import GameNotFound
-from store.games import CommandPath
 
 Clocks = Callable[[str, State], Awaitable[list[tuple[int, ClockView]]]]
 """A game's clocks after each append (`GameService.clocks`)."""

@@ -22,9 +22,9 @@ import redis
 from evidence.audit import audit_result
 from store.client import EventStore
 from tests.deploy.stack import Stack
+from tests.server.api.test_bot_seats import _play_against_bots
 from tests.server.client import Api, Json
 from tests.server.live import LiveServer, _patrician, unique_prefix
-from tests.server.test_bot_seats import _play_against_bots
 from tests.store.servers import RedisServer
 
 pytestmark = pytest.mark.redis

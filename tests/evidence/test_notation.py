@@ -41,10 +41,10 @@ from evidence.notation import (
     Turn,
     format_notation,
     notation_of,
-    parse_notation,
     record_commands,
     write_notation,
 )
+from evidence.notation_parse import parse_notation
 from evidence.record import LoggedEvent, Record, RecordCommand, build_record
 from server.config.card_data import load_game_data
 from store.chain import ZERO_HASH, extend

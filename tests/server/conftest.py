@@ -16,7 +16,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from server.app import Settings
+from server.config.settings import Settings
 from tests.server.client import Api
 from tests.server.live import (
     REDIS_URL,

@@ -18,7 +18,8 @@ import httpx
 import redis
 from litestar import Litestar
 
-from server.app import Settings, create_app
+from server.app import create_app
+from server.config.settings import Settings
 from server.ops.log_output import DELAY
 from store.clock import Clock, system_clock
 from tests.processes import Started, free_port, stop_process

@@ -11,8 +11,8 @@ from typing import Any
 
 import msgspec
 
-from evidence.keys import load_signer
 from evidence.signatures import KeyList, PublicKey
+from evidence.signing_keys import load_signer
 
 KEY_FILE = Path(__file__).parent.parent / "fixtures" / "records" / "signing-key.pem"
 SIGNER = load_signer(KEY_FILE)

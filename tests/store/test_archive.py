@@ -18,8 +18,8 @@ from store.archive import unpack
 from store.archived import Archived, archive_key
 from store.archiving import archive_game, archive_game_op
 from store.client import EventStore
+from store.command_path import CommandPath
 from store.errors import CorruptGame, StoreError
-from store.games import CommandPath
 from store.loading import load_game
 from store.protocol import Eval, dispatch
 from tests.store.conftest import BACKENDS, WITH_CLUSTER

@@ -16,8 +16,8 @@ from store.archive import unpack
 from store.archived import Archived, archive_key
 from store.archiving import archive_game, archive_game_op
 from store.client import EventStore
+from store.command_path import CommandPath
 from store.errors import CorruptGame
-from store.games import CommandPath
 from store.memory import game_memory
 from store.protocol import Eval
 from store.shelf import REFERENCE, Shelf

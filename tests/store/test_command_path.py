@@ -12,7 +12,8 @@ import pytest
 from domain.legal import legal_commands
 from server.config.card_data import load_game_data
 from store.client import EventStore
-from store.games import CommandPath, execute_op
+from store.command_path import CommandPath
+from store.games import execute_op
 from store.reads import current_op
 from store.tables import create_op, invite_code_of, join_op
 from tests.store.conftest import BACKENDS

@@ -24,8 +24,9 @@ from server.config.card_data import load_game_data
 from store import appending
 from store.archived import archive_key
 from store.client import EventStore
+from store.command_path import CommandPath
 from store.errors import HandedOver, VersionConflict
-from store.games import CommandPath, Outcome, execute_op
+from store.games import Outcome, execute_op
 from store.handovers import (
     earlier_moved_op,
     hand_over_op,

@@ -16,8 +16,9 @@ from evidence.record import LoggedEvent, build_record
 from server.config.card_data import load_game_data
 from store.appending import default_digest
 from store.client import EventStore
+from store.command_path import CommandPath
 from store.errors import CommandIdReused, DuplicateCommand
-from store.games import CommandPath, execute_op
+from store.games import execute_op
 from store.loading import load_game
 from store.reads import batches_op, current_op, log_op
 from store.records import AppendMeta, command_key, meta_decoder

@@ -31,7 +31,8 @@ from evidence.record import LoggedEvent, Record, RecordEvent, build_record
 from evidence.redecide import redecide
 from server.config.card_data import load_game_data
 from store.client import EventStore
-from store.games import CommandPath, execute_op
+from store.command_path import CommandPath
+from store.games import execute_op
 from store.loading import SnapshotPolicy, load_game
 from store.reads import batches_op, current_op, log_op
 from store.tables import create_op, invite_code_of, join_op

@@ -17,8 +17,8 @@ import pytest
 from litestar.testing import TestClient
 
 from evidence.audit import audit
-from server.app import Settings
 from server.config.card_data import load_game_data
+from server.config.settings import Settings
 from tests.server.client import Api, Json, Player
 from tests.server.live import REDIS_URL, build_app, delete_prefix, redis_client, unique_prefix
 from tests.workers.sink import Sink

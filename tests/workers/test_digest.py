@@ -23,8 +23,8 @@ from rq.job import Job
 
 from projections.mail import render_digest
 from projections.notices import NoticeDocument
-from server.app import Settings
 from server.config.card_data import load_game_data
+from server.config.settings import Settings
 from store.notifications import (
     Channels,
     Digest,

@@ -17,7 +17,7 @@ import pytest
 from aiosmtpd.controller import Controller
 from litestar.testing import TestClient
 
-from server.app import Settings
+from server.config.settings import Settings
 from tests.processes import free_port
 from tests.server.client import Api, Json, Player
 from tests.server.live import build_app

@@ -161,7 +161,7 @@ def test_the_workers_take_off_the_lobby_a_listing_whose_creation_never_landed() 
     embedded ones here, the first time at once)."""
     from litestar.testing import TestClient
 
-    from server.app import Settings
+    from server.config.settings import Settings
     from tests.server.live import build_app
     from workers.context import current
 

@@ -21,7 +21,7 @@ from litestar.testing import TestClient
 
 from evidence.audit import audit
 from outbound import targets
-from server.app import Settings
+from server.config.settings import Settings
 from tests.server.client import Api, Json, Player
 from tests.server.live import (
     REDIS_URL,

@@ -25,7 +25,7 @@ import redis
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult, LoginPassword
 
-from server.app import Settings
+from server.config.settings import Settings
 from tests.processes import free_port
 from tests.server.client import Api, Player
 from tests.server.live import (
@@ -436,8 +436,8 @@ def test_the_settings_and_the_workers_context_never_show_the_smtp_password() -> 
     """Settings and contexts end up in logs and tracebacks: their reprs leave it out."""
     import fakeredis
 
-    from server.app import Settings
     from server.config.card_data import load_game_data
+    from server.config.settings import Settings
     from workers.runner import context_for
 
     url = "smtps://bob:s3cr%40t-word@mail.example:465"

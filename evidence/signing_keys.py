@@ -1,6 +1,8 @@
 """The server's signing key: read from its file (`PATRICIAN_SIGNING_KEY_FILE`, written by
 `patrician keygen`) or made at start, and listed among every key ever used (in Redis, served
-at `GET /api/keys`). Both the API processes (receipts, records) and the workers (the receipt
+at `GET /api/keys`: one hash under the prefix, each field a key id, each value that key's
+public description, kept for ever so that a receipt or a record signed years ago still names
+a key anyone can look up). Both the API processes (receipts, records) and the workers (the receipt
 in a webhook) sign, so both load it here; what is signed is `evidence.signatures`.
 
 Every process lists its key before it signs with it. A process without a key file (the
@@ -13,6 +15,7 @@ and a process started with a retired key refuses to start.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 import msgspec
@@ -25,10 +28,31 @@ from cryptography.hazmat.primitives.serialization import (
 )
 
 from evidence.signatures import ALGORITHM, KeyList, PublicKey, Signer
-from store.protocol import Op
-from store.signing_keys import keys_op, list_key_op, update_keys_op
+from store.protocol import Call, Op
 
 _decoder = msgspec.json.Decoder(PublicKey)
+
+
+def keys_key(prefix: str) -> str:
+    return f"{prefix}:signing-keys"
+
+
+def keys_op(prefix: str) -> Op[dict[str, bytes]]:
+    """Every key listed: key id -> its description."""
+    found = yield Call("hgetall", (keys_key(prefix),))
+    return {bytes(name).decode(): bytes(value) for name, value in found.items()}
+
+
+def list_key_op(prefix: str, key_id: str, description: bytes) -> Op[bool]:
+    """List a key unless it is listed already; whether it was new."""
+    added = yield Call("hsetnx", (keys_key(prefix), key_id, description))
+    return bool(added)
+
+
+def update_keys_op(prefix: str, descriptions: Mapping[str, bytes]) -> Op[None]:
+    """Write the descriptions of keys already listed (a key retired)."""
+    if descriptions:
+        yield Call("hset", (keys_key(prefix), None, None, dict(descriptions)))
 
 
 class KeyFileError(ValueError):

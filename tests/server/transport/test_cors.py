@@ -10,7 +10,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from server.app import Settings
+from server.config.settings import Settings
 from tests.server.live import build_app
 
 ALLOWED = "https://bots.example.org"

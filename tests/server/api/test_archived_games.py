@@ -16,8 +16,8 @@ from click.testing import CliRunner
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from server.app import Settings
 from server.cli.main import main
+from server.config.settings import Settings
 from store.archived import archive_key
 from store.archiving import archive_game
 from store.client import EventStore

@@ -19,7 +19,7 @@ from litestar.testing import TestClient
 from rq import Worker
 
 from evidence.audit import audit
-from server.app import Settings
+from server.config.settings import Settings
 from tests.server.client import Api, Json, Player
 from tests.server.live import LiveServer, _patrician, build_app
 from workers.runner import queue_of

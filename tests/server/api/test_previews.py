@@ -16,7 +16,7 @@ import httpx
 import pytest
 from litestar.testing import TestClient
 
-from server.app import Settings
+from server.config.settings import Settings
 from tests.server.client import Api, Json, Player, Table, command_id
 from tests.server.detector import Secrets
 from tests.server.live import build_app

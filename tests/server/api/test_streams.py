@@ -12,9 +12,9 @@ from litestar.testing import TestClient
 
 from domain.events import event_decoder
 from domain.view import visible
+from tests.server.api.test_bad_input import check_error
 from tests.server.client import Api
 from tests.server.sse import asgi_stream
-from tests.server.test_bad_input import check_error
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,7 @@ import pytest
 from tests.server.client import Api
 from tests.server.live import LiveServer
 
-EXAMPLE = Path(__file__).parents[2] / "examples" / "http_bot.py"
+EXAMPLE = Path(__file__).parents[3] / "examples" / "http_bot.py"
 
 
 @pytest.mark.redis

@@ -19,8 +19,8 @@ from litestar.testing import TestClient
 
 from evidence.audit import EXIT_CODES, audit, exit_code
 from evidence.signatures import receipt_message, verifies
-from server.app import Settings
 from server.cli.main import main
+from server.config.settings import Settings
 from tests.server.client import Api, Json, Table
 from tests.server.live import build_app
 from tests.server.sealing import KEY_FILE, SIGNER, resealed
@@ -243,7 +243,7 @@ def test_a_receipt_never_names_the_hash_of_an_event_hidden_from_anyone(name: str
     from domain.events import event_decoder
     from domain.view import visible
 
-    fixtures = Path(__file__).parent.parent / "fixtures" / "records"
+    fixtures = Path(__file__).parents[2] / "fixtures" / "records"
     record = json.loads((fixtures / f"{name}.json").read_text())
     receipts = json.loads((fixtures / f"{name}.receipts.json").read_text())
     assert len(receipts) == len(record["commands"])
@@ -253,7 +253,7 @@ def test_a_receipt_never_names_the_hash_of_an_event_hidden_from_anyone(name: str
 
 
 def test_the_command_exits_with_the_code_of_a_refused_receipt_or_key_list(tmp_path: Path) -> None:
-    fixtures = Path(__file__).parent.parent / "fixtures" / "records"
+    fixtures = Path(__file__).parents[2] / "fixtures" / "records"
     record, keys = str(fixtures / "architetto.json"), str(fixtures / "keys.json")
     receipt = json.loads((fixtures / "architetto.receipts.json").read_text())[9]
     receipt["head_hash"] = "00" * 32
@@ -272,7 +272,7 @@ def test_the_command_exits_with_the_code_of_a_refused_receipt_or_key_list(tmp_pa
 
 
 def _fixture(name: str) -> tuple[Json, list[Json], bytes]:
-    fixtures = Path(__file__).parent.parent / "fixtures" / "records"
+    fixtures = Path(__file__).parents[2] / "fixtures" / "records"
     record = json.loads((fixtures / f"{name}.json").read_text())
     receipts = json.loads((fixtures / f"{name}.receipts.json").read_text())
     return record, receipts, (fixtures / "keys.json").read_bytes()

@@ -25,14 +25,14 @@ import httpx
 import pytest
 from litestar.testing import TestClient
 
-from server.app import Settings
 from server.config.card_data import load_game_data
 from server.config.redis_clients import RedisSettingsError, redis_clients, store_client
+from server.config.settings import Settings
 from store.client import AsyncEventStore
 from store.timers import Timer, due_op, set_timers_op
 from tests.processes import stop_process
-from tests.server import test_bot_seats as bot_seats
-from tests.server import test_end_to_end as end_to_end
+from tests.server.api import test_bot_seats as bot_seats
+from tests.server.api import test_end_to_end as end_to_end
 from tests.server.client import Api
 from tests.server.live import (
     REDIS_URL,

@@ -15,7 +15,7 @@ from litestar import Litestar
 from litestar.testing import TestClient
 from rq.worker import Worker
 
-from server.app import Settings
+from server.config.settings import Settings
 from server.schema.errors import ErrorBody
 from store.scripts import ScriptName, sha
 from tests.server.live import build_app

@@ -9,9 +9,9 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
+from tests.server.api.test_bad_input import check_error
 from tests.server.client import Api, Player
 from tests.server.sse import asgi_stream
-from tests.server.test_bad_input import check_error
 
 
 def _create(api: Api, player: Player, **body: object) -> tuple[int, dict[str, object]]:

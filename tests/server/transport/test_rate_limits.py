@@ -13,8 +13,8 @@ from click.testing import CliRunner
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from server.app import Settings
 from server.cli.main import main
+from server.config.settings import Settings
 from server.schema.errors import ErrorBody
 from server.transport.rate_limits import ClientAddress
 from tests.server.client import Api

@@ -21,7 +21,7 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from server.api import command_lane
-from server.app import Settings
+from server.config.settings import Settings
 from tests.server.client import Api, Player, Table, command_id
 from tests.server.live import build_app
 from tests.server.sse import asgi_stream

@@ -19,7 +19,8 @@ from evidence.rules_check import check_games, chosen
 from server.cli.main import main
 from server.config.card_data import load_game_data
 from store.client import EventStore
-from store.games import CommandPath, execute_op
+from store.command_path import CommandPath
+from store.games import execute_op
 from store.loading import SnapshotPolicy, save_state
 from store.tables import create_op, invite_code_of, join_op
 from tests.store.conftest import BACKENDS

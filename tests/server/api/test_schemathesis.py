@@ -28,7 +28,7 @@ from schemathesis.generation.case import Case
 from schemathesis.python.asgi import get_client
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
-from server.app import Settings
+from server.config.settings import Settings
 from tests.server.live import build_app
 
 pytestmark = pytest.mark.timeout(120)

@@ -15,7 +15,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
 
-from server.app import Settings
+from server.config.settings import Settings
 from tests.server.client import Api, Player, Table
 from tests.server.live import REDIS_URL, build_app, delete_prefix, redis_client, unique_prefix
 from tests.server.sse import Streamed, asgi_stream

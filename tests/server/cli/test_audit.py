@@ -26,8 +26,8 @@ from hypothesis import strategies as st
 from litestar.testing import TestClient
 
 from evidence.audit import EXIT_CODES, UNVERIFIED, audit, exit_code
-from server.app import Settings
 from server.cli.main import main
+from server.config.settings import Settings
 from tests.server.client import Api, Json
 from tests.server.live import build_app
 from tests.server.sealing import KEY_FILE, KEYS, resealed

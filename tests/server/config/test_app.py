@@ -10,7 +10,8 @@ from pathlib import Path
 
 from litestar.testing import TestClient
 
-from server.app import Settings, create_app
+from server.app import create_app
+from server.config.settings import Settings
 from tests.processes import free_port
 from tests.server.live import LiveServer, build_app, unique_prefix
 from tests.store.servers import RedisServer

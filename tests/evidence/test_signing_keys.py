@@ -11,19 +11,20 @@ import fakeredis
 import msgspec
 import pytest
 
-from evidence.keys import (
+from evidence.signatures import key_list_decoder
+from evidence.signing_keys import (
     KeyFileError,
     KeyRetired,
     announce_op,
     key_list_op,
+    keys_op,
     load_signer,
     retire_op,
     signer_for,
+    update_keys_op,
     write_key_file,
 )
-from evidence.signatures import key_list_decoder
 from store.client import EventStore
-from store.signing_keys import keys_op, update_keys_op
 
 PREFIX = "keys-test"
 

@@ -18,7 +18,7 @@ from server.schema import errors, limits
 from tests.server.client import Api
 from tests.server.sse import asgi_stream
 
-DOCS = Path(__file__).parents[2] / "docs"
+DOCS = Path(__file__).parents[3] / "docs"
 ERROR_REF = "#/components/schemas/ErrorBody"
 
 

@@ -18,7 +18,7 @@ from litestar import Litestar
 from litestar.testing import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 
-from server.app import Settings
+from server.config.settings import Settings
 from store.keys import KeySpace
 from store.timers import timers_key
 from tests.processes import stop_process
