@@ -34,7 +34,7 @@ from server.schema import requests
 from server.schema.errors import Unauthorized
 from server.services.bundle import Services
 from server.transport import metrics
-from server.transport.compression import gzip_answer, takes_gzip
+from server.transport.compression import gzip_body, takes_gzip
 from server.transport.edge import InFlight, edge
 from server.transport.request_ids import assign_request_id, raw_header
 from server.transport.security_headers import security_headers
@@ -82,7 +82,7 @@ def command_lane(
         headers = [_JSON, (b"x-request-id", request_id.encode()), *path_headers]
         accepted = raw_header(scope, b"accept-encoding")
         if accepted is not None and takes_gzip(accepted):
-            packed = gzip_answer(body)
+            packed = gzip_body(body)
             if packed is not None:
                 body = packed
                 headers += ((b"content-encoding", b"gzip"), (b"vary", b"Accept-Encoding"))

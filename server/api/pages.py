@@ -24,7 +24,7 @@ from litestar.exceptions import NotFoundException
 from litestar.handlers import HTTPRouteHandler
 from litestar.params import FromPath
 
-from server.transport.compression import compressed_once, takes_gzip
+from server.transport.compression import KEPT_LEVEL, gzip_body, takes_gzip
 
 WEB = Path(__file__).parents[1] / "web"
 
@@ -48,7 +48,7 @@ class Asset(msgspec.Struct, frozen=True):
 
 def _asset(body: bytes, media_type: str) -> Asset:
     etag = '"' + hashlib.sha256(body).hexdigest()[:32] + '"'
-    return Asset(body, compressed_once(body), media_type, etag)
+    return Asset(body, gzip_body(body, KEPT_LEVEL), media_type, etag)
 
 
 class Bundle(msgspec.Struct, frozen=True):

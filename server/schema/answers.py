@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import msgspec
 
-from domain.events import Edition, Event, GameEnded, Module, Step
-from domain.view import ClockView
+from domain.events import Edition, Event, Module
 from evidence.signatures import Receipt
+from store.inbox import InboxEntry
 
 
 class PlayerCreated(msgspec.Struct, frozen=True):
@@ -101,22 +101,11 @@ class LobbyGame(msgspec.Struct, frozen=True):
     version: int
 
 
-class MyGame(msgspec.Struct, frozen=True):
-    game_id: str
-    edition: Edition
-    seats: int
-    modules: tuple[Module, ...]
-    phase: str
-    seat: int | None
-    your_decision: bool
-    step: Step | None
-    version: int
-    since: str | None
-    """When the game started waiting for its current decision (UTC, ISO 8601)."""
+# A game in the caller's list (`/api/me/games`): its inbox entry as the workers keep it
+# (`store.inbox.InboxEntry`, the one place its fields are named), and how long it has waited
+# now, worked out when it is read. (No docstring: it would become the document's words.)
+class MyGame(InboxEntry, frozen=True, kw_only=True):
     waited_seconds: float | None
-    result: GameEnded | None = None
-    clock: ClockView | None = None
-    """A timed game's clocks: whose runs, its deadline, every seat's bank."""
 
 
 class WebhookInfo(msgspec.Struct, frozen=True):

@@ -26,7 +26,8 @@ from evidence.signing_keys import announce_op
 from projections.timekeeping import Append, away_until, clocks_op
 from server.schema import answers, requests
 from server.services.accounts import AccountService
-from server.transport.packed import Encoded, board_gzipped
+from server.transport.compression import gzip_body
+from server.transport.packed import BOARD_LEVEL, Encoded
 from store import accounts, appending, games, reads, tables
 from store.client import AsyncEventStore
 from store.clock import Clock, iso, system_clock
@@ -279,7 +280,7 @@ class GameService:
         if encoded is None:
             shown = await self.shown(game_id, state, seat, at_table=at_table)
             encoded = self._views[key] = msgspec.json.encode(shown)
-        if gzipped and (packed := board_gzipped(encoded)) is not None:
+        if gzipped and (packed := gzip_body(encoded, BOARD_LEVEL)) is not None:
             self._packed_views[key] = packed
             return Encoded(packed, True)
         return Encoded(encoded, False)

@@ -1,6 +1,7 @@
-"""Compression shared by every answer: the level of the answers compressed per request, and
-whether a client takes gzip (for the handlers that send bytes compressed once, which the
-app's compression middleware leaves alone: they are marked `uncompressed`)."""
+"""Compression shared by every answer: the one way anything is gzipped (`gzip_body`), the level
+of the answers compressed per request, and whether a client takes gzip (for the handlers that
+send bytes compressed once, which the app's compression middleware leaves alone: they are
+marked `uncompressed`)."""
 
 from __future__ import annotations
 
@@ -37,16 +38,17 @@ def takes_gzip(accept_encoding: str) -> bool:
     return False
 
 
-def gzip_answer(body: bytes, minimum: int = COMPRESS_FROM, level: int = GZIP_LEVEL) -> bytes | None:
-    """`body` gzipped for one answer (no time stamp), or None when it is shorter than
-    `minimum`: what the app's compression does to every JSON answer a client takes gzip for."""
+KEPT_LEVEL = 9
+"""Of what is gzipped once and kept (the client's files, finished games' documents)."""
+
+
+def gzip_body(body: bytes, level: int = GZIP_LEVEL, minimum: int = COMPRESS_FROM) -> bytes | None:
+    """`body` gzipped at `level` with no time stamp (so the same body always gives the same
+    bytes), or None when it is shorter than `minimum`: too short to be worth it. The level
+    says what it is for: `GZIP_LEVEL` for an answer made per request (what the app's
+    compression does to every JSON answer a client takes gzip for), `KEPT_LEVEL` for bytes
+    made once and kept, a middle one for what is kept a while (`server.transport.packed`)."""
     return gzip.compress(body, level, mtime=0) if len(body) >= minimum else None
-
-
-def compressed_once(body: bytes) -> bytes | None:
-    """`body` gzipped for good (level 9, no time stamp: the same bytes every time), or None
-    when it is too short to be worth it."""
-    return gzip.compress(body, 9, mtime=0) if len(body) >= COMPRESS_FROM else None
 
 
 class OneShotGzip(CompressionMiddleware):
@@ -79,8 +81,8 @@ class OneShotGzip(CompressionMiddleware):
                 and not message.get("more_body")
                 and "content-encoding" not in headers
                 and (
-                    packed := gzip_answer(
-                        message["body"], config.minimum_size, config.gzip_compress_level
+                    packed := gzip_body(
+                        message["body"], config.gzip_compress_level, config.minimum_size
                     )
                 )
                 is not None

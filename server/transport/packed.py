@@ -9,14 +9,13 @@ board at a version never changes, and every watcher of the game reads it).
 
 from __future__ import annotations
 
-import gzip
 from collections.abc import Awaitable, Callable
 from typing import Any, NamedTuple
 
 from cachetools import LRUCache
 from litestar import Request, Response
 
-from server.transport.compression import COMPRESS_FROM, compressed_once, takes_gzip
+from server.transport.compression import KEPT_LEVEL, gzip_body, takes_gzip
 from server.transport.request_ids import raw_header
 
 OPT = {"uncompressed": True}
@@ -35,10 +34,6 @@ class Encoded(NamedTuple):
 
     body: bytes
     gzipped: bool
-
-
-def _in_play(body: bytes) -> bytes | None:
-    return gzip.compress(body, IN_PLAY_LEVEL, mtime=0) if len(body) >= COMPRESS_FROM else None
 
 
 class Packer:
@@ -64,7 +59,7 @@ class Packer:
             if kept is not None:
                 return Encoded(kept, True)
         body = await plain()
-        packed = (compressed_once(body) if final else _in_play(body)) if gzipped else None
+        packed = gzip_body(body, KEPT_LEVEL if final else IN_PLAY_LEVEL) if gzipped else None
         if packed is None:
             return Encoded(body, False)
         if final:
@@ -75,10 +70,6 @@ class Packer:
 BOARD_LEVEL = 6
 """A board is gzipped once per version and seat and then kept (every watcher of a game reads
 each version): a middle level; a four-seat board in play, about 6 KB, comes to about 1.2 KB."""
-
-
-def board_gzipped(body: bytes) -> bytes | None:
-    return gzip.compress(body, BOARD_LEVEL, mtime=0) if len(body) >= COMPRESS_FROM else None
 
 
 def accepts_gzip(request: Request[Any, Any, Any]) -> bool:
