@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gzip
 
+from litestar.config.compression import CompressionConfig
 from litestar.datastructures import MutableScopeHeaders
 from litestar.middleware.compression import CompressionMiddleware
 from litestar.types import HTTPResponseStartEvent, Message, Receive, Scope, Send
@@ -95,3 +96,17 @@ class OneShotGzip(CompressionMiddleware):
             await send(message)
 
         await self.app(scope, receive, send_gzipped)
+
+
+COMPRESSION = CompressionConfig(
+    backend="gzip",
+    minimum_size=COMPRESS_FROM,
+    gzip_compress_level=GZIP_LEVEL,
+    exclude_opt_key="uncompressed",
+    middleware_class=OneShotGzip,
+)
+"""The app's compression: JSON over 1 KiB goes out gzipped to a client that takes it; the
+answers that never change (the client's files, finished games' replays and records) are
+compressed once, by their handlers, and marked `uncompressed` here. The level is low on
+purpose: a board is made anew for each request, and level 1 makes it a fifth of its size for
+a fraction of the cost of level 6 (bench/server.py)."""
