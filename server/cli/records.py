@@ -1,6 +1,7 @@
-"""The `patrician` commands about records and keys: `audit`, `keygen`, `notation` and
-`check-rules`. Apart from `check-rules` (which reads a Redis) they work offline on files, so
-that anyone holding a record can settle a dispute without the server."""
+"""The `patrician` commands about records, keys and the formats others build on: `audit`,
+`keygen`, `retire-key`, `notation`, `check-rules` and `schemas`. Apart from `check-rules` and
+`retire-key` (which read a Redis) they work offline on files, so that anyone holding a record
+can settle a dispute without the server."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from typing import BinaryIO, NoReturn
 import click
 import msgspec
 
+from domain.schemas import schema_documents
 from evidence.audit import audit_result
 
 
@@ -31,7 +33,7 @@ from evidence.audit import audit_result
 @click.option("--json", "as_json", is_flag=True, help="Print the checks as JSON, for tools.")
 @click.option("--as-seat", type=int, help="With --at: print what this seat saw then.")
 @click.option("--at", "at_version", type=int, help="The version of --as-seat.")
-def audit_command(  # noqa: PLR0917 (click passes each option)
+def audit_command(
     record: Path,
     receipts: tuple[Path, ...],
     keys: Path | None,
@@ -194,7 +196,20 @@ def check_rules_command(redis_url: str, sample: int | None, seed: int) -> None:
     raise SystemExit(1 if found else 0)
 
 
+@click.command(name="schemas")
+@click.argument(
+    "directory", type=click.Path(file_okay=False, path_type=Path), default="docs/schemas"
+)
+def schemas_command(directory: Path) -> None:
+    """Write the JSON Schemas of commands, events, views and card files to DIRECTORY."""
+    directory.mkdir(parents=True, exist_ok=True)
+    for name, content in schema_documents().items():
+        (directory / name).write_bytes(content)
+        click.echo(f"wrote {directory / name}")
+
+
 RECORD_COMMANDS: list[click.Command] = [
+    schemas_command,
     audit_command,
     keygen_command,
     notation_command,
