@@ -11,10 +11,9 @@ generated clients get readable method names. A game's history has a controller o
 
 from __future__ import annotations
 
-from typing import Any, TypeVar, cast
+from typing import Any, cast
 
 import msgspec
-import structlog
 from litestar import (
     Controller,
     HttpMethod,
@@ -38,9 +37,7 @@ from server.api.reading import provide_player, provide_viewer
 from server.api.talk import TalkRoutes
 from server.schema import answers, requests
 from server.schema.errors import error_response, error_responses
-from server.services.bundle import Services
 from server.transport import packed
-from server.transport.metrics import count_append
 from server.transport.rate_limits import RATE_LIMITED
 from store.notifications import Delivery
 
@@ -49,30 +46,6 @@ def _json(encoded: bytes) -> Response[bytes]:
     """A document the service keeps encoded, sent as it is; the handler's annotation still
     documents its shape in the OpenAPI document."""
     return Response(content=encoded, media_type="application/json")
-
-
-log = structlog.get_logger("patrician")
-T = TypeVar("T")
-
-
-def appended(kind: str, game_id: str, answer: T) -> T:
-    """An append a request made: counted (`server.transport.metrics`) and logged, under the
-    request's id, the first line of its trail through the workers (docs/workers.md, "Request ids").
-    A request answered again with its first result (`repeated`) made none."""
-    if not getattr(answer, "repeated", False):
-        count_append(kind)
-        version = getattr(answer, "version", None)
-        log.info("appended", kind=kind, game_id=game_id, version=version)
-    return answer
-
-
-async def commands_answer(
-    services: Services, game_id: str, player: str, data: requests.SendCommands
-) -> bytes:
-    """The answer to a player's commands, encoded: this route's and the command lane's
-    (`server.api.command_lane`), which serves the same requests in front of Litestar."""
-    accepted = await services.games.execute(game_id, player, data)
-    return msgspec.json.encode(appended("commands", game_id, accepted))
 
 
 RATE_LIMITED_RESPONSE = error_response(
@@ -121,8 +94,7 @@ class GameRoutes(Controller):
         self, data: JSONBody[requests.NewGame], player: PlayerId, services: Svc
     ) -> answers.CreatedGame:
         """Create a game; you hold its first seat. Share the invite code with the others."""
-        created = await services.games.create(player, data)
-        return appended("create", created.game_id, created)
+        return await services.games.create(player, data)
 
     @post(
         "/{game_id:str}/join",
@@ -143,7 +115,7 @@ class GameRoutes(Controller):
         services: Svc,
     ) -> answers.Joined:
         """Take a seat. When the last seat is taken, seats are drawn and the cards dealt."""
-        return appended("join", game_id, await services.games.join(game_id, player, data))
+        return await services.games.join(game_id, player, data)
 
     @post(
         "/{game_id:str}/leave",
@@ -158,7 +130,7 @@ class GameRoutes(Controller):
     ) -> answers.TableChanged:
         """Give up your place at a table that has not started (the creator cancels instead).
         Sent again after a lost answer, it answers the first time again."""
-        return appended("leave", game_id, await services.games.leave(game_id, player))
+        return await services.games.leave(game_id, player)
 
     @post(
         "/{game_id:str}/resign",
@@ -188,7 +160,7 @@ class GameRoutes(Controller):
         self, game_id: FromPath[str], player: PlayerId, services: Svc
     ) -> answers.TableChanged:
         """Call off the game you created, before it starts; its seed is published at once."""
-        return appended("cancel", game_id, await services.games.cancel(game_id, player))
+        return await services.games.cancel(game_id, player)
 
     @get(
         "/{game_id:str}",
@@ -229,7 +201,7 @@ class GameRoutes(Controller):
         # encoded here (the same bytes Litestar would make), each of which Litestar's own
         # way costs it a few hundredths of its time (bench/http.py).
         player = await provide_player(request, services)
-        answer = await commands_answer(services, game_id, player, data)
+        answer = msgspec.json.encode(await services.games.execute(game_id, player, data))
         return cast(answers.CommandsAccepted, _json(answer))
 
 

@@ -86,10 +86,7 @@ def redis_clients(
             fakeredis.FakeAsyncRedis(server=server),
             fakeredis.FakeRedis(server=server),
         )
-    import socket
-
     import redis as sync_redis
-    import redis.asyncio as redis
 
     check_queue(cluster, queue_url)
     queue = sync_redis.Redis.from_url(queue_url or redis_url, socket_timeout=5)
@@ -101,6 +98,15 @@ def redis_clients(
             AsyncStoreCluster.from_url(url, max_connections=1000, socket_timeout=30),
             queue,
         )
+    return (*_plain_clients(redis_url, gather), queue)
+
+
+def _plain_clients(redis_url: str, gather: float) -> tuple[Any, Any]:
+    """The commands client and the blocking reads' client of a plain Redis."""
+    import socket
+
+    import redis.asyncio as redis
+
     # No per-read timeout on the main client: redis-py arms one around every read, which
     # costs more CPU than the rest of a request. A dead peer is found by TCP keep-alive
     # (about 8 s) and the connect itself is bounded.
@@ -122,7 +128,6 @@ def redis_clients(
         commands,
         # Blocking reads wait up to 5 s at a time: the socket must outwait them.
         redis.Redis.from_url(redis_url, max_connections=1000, socket_timeout=30),
-        queue,
     )
 
 

@@ -47,6 +47,28 @@ def _group(groups: Any) -> dict[Any, Any] | None:
     return None
 
 
+def _outbox(groups: list[Any]) -> tuple[GaugeMetricFamily, GaugeMetricFamily]:
+    """The outbox's lag and pending notices per shard, from each feed's consumer groups."""
+    lag = GaugeMetricFamily(
+        "patrician_outbox_lag",
+        "Outbox notices of a shard no dispatcher has read yet",
+        labels=["shard"],
+    )
+    pending = GaugeMetricFamily(
+        "patrician_outbox_pending",
+        "Outbox notices of a shard read by a dispatcher and not acknowledged yet",
+        labels=["shard"],
+    )
+    for shard, reply in enumerate(groups):
+        group = None if isinstance(reply, Exception) else _group(reply)
+        if group is None:  # no feed or no group yet: nothing was ever dispatched
+            continue
+        if (behind := _number(group.get("lag"))) is not None:  # unknown after a trim
+            lag.add_metric([str(shard)], behind)
+        pending.add_metric([str(shard)], float(group.get("pending") or 0))
+    return lag, pending
+
+
 class RedisGauges:
     """The reads of the gauges: `client`, the store's asyncio client; the jobs' `queue`, on
     its own (sync) connection."""
@@ -85,23 +107,7 @@ class RedisGauges:
             _count(value) for value in await asyncio.to_thread(self._queue_counts)
         )
         groups, (timers, dead) = replies[: len(self.feeds)], map(_count, replies[-2:])
-        lag = GaugeMetricFamily(
-            "patrician_outbox_lag",
-            "Outbox notices of a shard no dispatcher has read yet",
-            labels=["shard"],
-        )
-        pending = GaugeMetricFamily(
-            "patrician_outbox_pending",
-            "Outbox notices of a shard read by a dispatcher and not acknowledged yet",
-            labels=["shard"],
-        )
-        for shard, reply in enumerate(groups):
-            group = None if isinstance(reply, Exception) else _group(reply)
-            if group is None:  # no feed or no group yet: nothing was ever dispatched
-                continue
-            if (behind := _number(group.get("lag"))) is not None:  # unknown after a trim
-                lag.add_metric([str(shard)], behind)
-            pending.add_metric([str(shard)], float(group.get("pending") or 0))
+        lag, pending = _outbox(groups)
         depth = GaugeMetricFamily(
             "patrician_job_queue_depth",
             "Jobs waiting for a worker (queued) or for their time (scheduled: a retry, a "

@@ -74,7 +74,7 @@ def build_services(
         confirm=confirm_email or _no_mail,
     )
     handovers = HandoverService(store, path, enqueue or _no_workers)
-    listings = ListingService(store, path, keys, clock=clock, clocks=games.clocks)
+    listings = ListingService(store, path, keys, clock=clock, clocks=games.timing.clocks)
     vacations = VacationService(store, keys, away or _no_clocks, clock=clock)
     talk = TalkService(games, accounts)
     return Services(

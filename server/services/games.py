@@ -15,18 +15,21 @@ from collections.abc import Callable
 from typing import TypeVar
 
 import msgspec
+import structlog
 from cachetools import LRUCache
 
 from domain.errors import InvalidOptions
 from domain.setup import check_options
 from domain.state import State
-from domain.view import ClockView, View, view, visible
+from domain.view import View, view, visible
 from evidence.signatures import Receipt, Signer
 from evidence.signing_keys import announce_op
-from projections.timekeeping import Append, away_until, clocks_op
+from projections.timekeeping import Append
 from server.schema import answers, requests
 from server.services.accounts import AccountService
+from server.services.clocks import GameClocks
 from server.transport.compression import gzip_body
+from server.transport.metrics import count_append
 from server.transport.packed import BOARD_LEVEL, Encoded
 from store import accounts, appending, games, reads, tables
 from store.client import AsyncEventStore
@@ -35,10 +38,21 @@ from store.command_path import CommandPath
 from store.errors import GameNotFound
 from store.protocol import Op
 from store.records import meta_decoder
-from store.time_controls import TimeControl, set_time_control, time_control_op
-from store.vacations import vacations_op
+from store.time_controls import TimeControl, set_time_control
 
 T = TypeVar("T")
+log = structlog.get_logger("patrician")
+
+
+def appended(kind: str, game_id: str, answer: T) -> T:
+    """An append a request made: counted (`server.transport.metrics`) and logged, under the
+    request's id, the first line of its trail through the workers (docs/workers.md, "Request
+    ids"). A request answered again with its first result (`repeated`) made none."""
+    if not getattr(answer, "repeated", False):
+        count_append(kind)
+        version = getattr(answer, "version", None)
+        log.info("appended", kind=kind, game_id=game_id, version=version)
+    return answer
 
 
 class GameService:
@@ -68,8 +82,7 @@ class GameService:
         # version never changes (docs/store.md, "Caches").
         self._views: LRUCache[tuple[object, ...], bytes] = LRUCache(16 * cache_size)
         self._packed_views: LRUCache[tuple[object, ...], bytes] = LRUCache(16 * cache_size)
-        # A game's clock never changes once it is created (None: untimed).
-        self._controls: LRUCache[str, TimeControl | None] = LRUCache(16 * cache_size)
+        self.timing = GameClocks(store, path, listings, clock=clock, cache_size=16 * cache_size)
 
     async def run(self, op: Op[T]) -> T:
         return await self.store.run(op)
@@ -132,9 +145,10 @@ class GameService:
             if request.bots:  # told again: answered as the first time, at the last bot's join
                 outcome = await self._last_bot_join(game_id, outcome, len(request.bots))
             version, receipt = outcome.last_version, await self.receipt(game_id, outcome)
-        return answers.CreatedGame(
+        created = answers.CreatedGame(
             game_id, code, outcome.state.seed_commitment, version, receipt, outcome.repeated
         )
+        return appended("create", game_id, created)
 
     async def _last_bot_join(
         self, game_id: str, created: games.Outcome, bots: int
@@ -174,7 +188,7 @@ class GameService:
             same = sum(1 for other in bots if other.level == bot.level)
             name = f"{bot.level.title()} bot" + (f" {number}" if same > 1 else "")
             player = await self.players.create_bot(bot.level, name)
-            joined = await self.join(game_id, player, requests.JoinGame(invite_code=code))
+            joined = await self._join(game_id, player, requests.JoinGame(invite_code=code))
         assert joined is not None  # there is a bot: the request asked for them
         return joined
 
@@ -187,6 +201,11 @@ class GameService:
             return True
 
     async def join(self, game_id: str, player: str, request: requests.JoinGame) -> answers.Joined:
+        return appended("join", game_id, await self._join(game_id, player, request))
+
+    async def _join(self, game_id: str, player: str, request: requests.JoinGame) -> answers.Joined:
+        """A join, not counted or logged apart: the bots a creation seats join so, the creation
+        being the request's one append to count and log (`appended`)."""
         now = self.clock()
         name = await self.players.name_of(player)
         outcome = await self.run(
@@ -204,12 +223,9 @@ class GameService:
         started = outcome.state.phase != "waiting"
         if started:
             await self.run(accounts.close_game_op(self.listings, game_id))
+        receipt = await self.receipt(game_id, outcome)
         return answers.Joined(
-            game_id,
-            outcome.last_version,
-            started,
-            outcome.state.seat_of(player),
-            await self.receipt(game_id, outcome),
+            game_id, outcome.last_version, started, outcome.state.seat_of(player), receipt
         )
 
     async def leave(self, game_id: str, player: str) -> answers.TableChanged:
@@ -217,18 +233,18 @@ class GameService:
             tables.leave_op(self.path, game_id, player=player, now=iso(self.clock()))
         )
         await self.run(accounts.drop_listing_op(self.listings, player, game_id))
-        return answers.TableChanged(
-            game_id, outcome.last_version, outcome.state.phase, await self.receipt(game_id, outcome)
-        )
+        return appended("leave", game_id, await self._changed(game_id, outcome))
 
     async def cancel(self, game_id: str, player: str) -> answers.TableChanged:
         outcome = await self.run(
             tables.cancel_op(self.path, game_id, player=player, now=iso(self.clock()))
         )
         await self.run(accounts.close_game_op(self.listings, game_id))
-        return answers.TableChanged(
-            game_id, outcome.last_version, outcome.state.phase, await self.receipt(game_id, outcome)
-        )
+        return appended("cancel", game_id, await self._changed(game_id, outcome))
+
+    async def _changed(self, game_id: str, outcome: games.Outcome) -> answers.TableChanged:
+        receipt = await self.receipt(game_id, outcome)
+        return answers.TableChanged(game_id, outcome.last_version, outcome.state.phase, receipt)
 
     # --- playing --------------------------------------------------------------------------
 
@@ -247,7 +263,7 @@ class GameService:
             )
         )
         over = outcome.state.finished
-        return answers.CommandsAccepted(
+        accepted = answers.CommandsAccepted(
             version=outcome.last_version,
             first_version=outcome.first_version,
             repeated=outcome.repeated,
@@ -258,6 +274,7 @@ class GameService:
             ],
             receipt=await self.receipt(game_id, outcome),
         )
+        return appended("commands", game_id, accepted)
 
     # --- reading --------------------------------------------------------------------------
 
@@ -272,8 +289,8 @@ class GameService:
         seat = viewer_seat(state, viewer)
         at_table = state.phase == "waiting" and viewer in state.players
         key: tuple[object, ...] = (game_id, state.version, seat, at_table)
-        if state.seat_players and await self.time_control(game_id) is not None:
-            key += (await self._away_now(state),)
+        if state.seat_players and await self.timing.time_control(game_id) is not None:
+            key += (await self.timing.away_now(state),)
         if gzipped and (packed := self._packed_views.get(key)) is not None:
             return Encoded(packed, True)
         encoded = self._views.get(key)
@@ -299,46 +316,10 @@ class GameService:
         shown = view(state, seat, everything=state.finished)
         if at_table:  # the players at a waiting table may pass its invite code on
             shown = msgspec.structs.replace(shown, invite_code=tables.invite_code_of(state))
-        clocks = await self.clocks(game_id, state, planned)
+        clocks = await self.timing.clocks(game_id, state, planned)
         if clocks:
             shown = msgspec.structs.replace(shown, clock=clocks[-1][1])
         return shown
-
-    async def _away_now(self, state: State) -> tuple[object, ...]:
-        """Each seat's player's vacations, and which of them goes on now."""
-        players = [state.players[state.seat_players[s]] for s in range(state.board.seats)]
-        away = await self.run(vacations_op(self.listings, players))
-        now = self.clock().timestamp()
-        return tuple((each, away_until(each, now)) for each in away)
-
-    async def time_control(self, game_id: str) -> TimeControl | None:
-        if game_id in self._controls:
-            return self._controls[game_id]
-        control = await self.run(time_control_op(self.listings.prefix, game_id))
-        self._controls[game_id] = control
-        return control
-
-    async def clocks(
-        self, game_id: str, state: State, planned: Append | None = None
-    ) -> list[tuple[int, ClockView]]:
-        """A timed game's clocks after each of its appends up to the state's version (and
-        `planned`, one leading to that state but not made), each with the first version of
-        its append (the last one saying who is on vacation now); none for an untimed game."""
-        control = await self.time_control(game_id)
-        if control is None:
-            return []
-        clocks, away = await self.run(
-            clocks_op(self.path, self.listings, game_id, state, control, planned=planned)
-        )
-        now = self.clock().timestamp()
-        if clocks and any(away_until(each, now) for each in away):
-            first, last = clocks[-1]
-            seats = tuple(
-                msgspec.structs.replace(seat, away_until=away_until(each, now))
-                for seat, each in zip(last.seats, away, strict=True)
-            )
-            clocks[-1] = (first, msgspec.structs.replace(last, seats=seats))
-        return clocks
 
 
 def _time_control(setting: requests.ClockSetting | None) -> TimeControl | None:

@@ -123,7 +123,7 @@ class HistoryService:
             encoded = self._replays.get(key)
             if encoded is None:
                 events = await self._log(game_id)
-                clocks = await self.games.clocks(game_id, state)
+                clocks = await self.games.timing.clocks(game_id, state)
                 acted = [
                     (batch.first_version, meta_decoder.decode(batch.metadata).by)
                     for batch in await self.games.run(reads.batches_op(self.games.path, game_id))
@@ -157,7 +157,7 @@ class HistoryService:
             if as_seat is None
             else seen_at(events[: state.version], version, as_seat)
         )
-        clock = clock_at(await self.games.clocks(game_id, state), version)
+        clock = clock_at(await self.games.timing.clocks(game_id, state), version)
         return shown if clock is None else msgspec.structs.replace(shown, clock=clock)
 
     async def record(self, game_id: str, viewer: str | None, *, gzipped: bool = False) -> Encoded:

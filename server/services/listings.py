@@ -26,7 +26,7 @@ from store.command_path import CommandPath
 from store.errors import GameNotFound
 
 Clocks = Callable[[str, State], Awaitable[list[tuple[int, ClockView]]]]
-"""A game's clocks after each append (`GameService.clocks`)."""
+"""A game's clocks after each append (`server.services.clocks.GameClocks.clocks`)."""
 
 
 class ListingService:
