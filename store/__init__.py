@@ -8,8 +8,9 @@ docs/store.md for the key layout, the entry format and the chain.
 The modules, each with one job: `protocol` (operations as generators of Redis requests),
 `context` (what a store's operations share), `appending` (the append), `streams` (reading a
 stream), `loading` (a game's state from a snapshot and the events after it), `client` (the
-sync and asyncio stores that carry requests to a Redis client), `games`, `tables` and `reads`
-(the command path: commands, setting a table, reads), `accounts` (players and listings),
+sync and asyncio stores that carry requests to a Redis client), `command_path` (what the
+command path works with), `games`, `tables` and `reads` (the command path: commands, setting a
+table, reads), `accounts` (players and listings),
 `chain`, `keys`, `records`, `errors`, `scripts`. Nothing here makes a client, and importing
 this package imports none of them: the offline audit uses `chain` without Redis installed.
 """
