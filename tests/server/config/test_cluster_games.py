@@ -33,7 +33,7 @@ from store.timers import Timer, due_op, set_timers_op
 from tests.processes import stop_process
 from tests.server.api import test_bot_seats as bot_seats
 from tests.server.api import test_end_to_end as end_to_end
-from tests.server.client import Api
+from tests.server.client import Api, Player
 from tests.server.live import (
     REDIS_URL,
     LiveServer,
@@ -285,8 +285,19 @@ def test_worker_processes_on_a_cluster_play_the_bot_seats(stack_api: Api) -> Non
     bot_seats._check_record(
         stack_api, game["game_id"], {"Greedy bot": "bot:greedy", "Random bot": "bot:random"}
     )
-    mine = stack_api.ok(stack_api.request("GET", "/api/me/games", player=me))
-    assert [g["phase"] for g in mine if g["game_id"] == game["game_id"]] == ["over"]
+    assert _inbox_phases(stack_api, me, game["game_id"], until="over") == ["over"]
+
+
+def _inbox_phases(api: Api, player: Player, game_id: str, until: str) -> list[str]:
+    """The game's phases in the player's inbox, once it shows `until` or after 20 s: the
+    inbox is the worker's to write, after the append the board shows at once."""
+    deadline = time.monotonic() + 20
+    while True:
+        mine = api.ok(api.request("GET", "/api/me/games", player=player))
+        phases = [g["phase"] for g in mine if g["game_id"] == game_id]
+        if phases == [until] or time.monotonic() > deadline:
+            return phases
+        time.sleep(0.05)
 
 
 def test_talk_and_a_resignation_on_a_cluster_reach_the_other_seat(
