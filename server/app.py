@@ -49,14 +49,9 @@ from server.transport.rate_limits import ClientAddress, RateLimits
 from store.client import AsyncEventStore
 from store.clock import Clock, system_clock
 from store.errors import StoreUnavailable
-from workers.runner import (
-    EmbeddedWorkers,
-    confirmation_enqueuer,
-    context_for,
-    handover_enqueuer,
-    queue_of,
-    vacation_enqueuer,
-)
+from workers.enqueuers import confirmation_enqueuer, handover_enqueuer, vacation_enqueuer
+from workers.runner import EmbeddedWorkers
+from workers.settings import context_for, queue_of
 from workers.smtp import without_password
 
 log = structlog.get_logger("patrician")

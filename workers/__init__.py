@@ -3,8 +3,9 @@
 `dispatcher` reads every shard's outbox feed with a consumer group and turns each append's
 notice into a job (`jobs.game_moved`), acknowledged only once the job is enqueued (RQ, JSON
 serializer), dead-lettered after too many deliveries, trimmed once acknowledged; `jobs` holds
-the small job functions, with primitive arguments, that act through the command path like a
-person would (a bot's seat, as that seat, with the version it decided on); `context` the store
-and settings they run with; `runner` the loops of `patrician worker` and of the embedded
-server, which runs all of it in its own process.
+the small job functions, with primitive arguments, that RQ calls by name; `follow_up` what
+follows an append, a gather and a list of steps (the notifications, the inboxes, the timers,
+a bot's seat, as that seat, with the version it decided on, the first webhooks); `context`
+what the jobs run with, and `settings` how it is built; `runner` the loops of `patrician
+worker` and of the embedded server, which runs all of it in its own process.
 """

@@ -82,3 +82,17 @@ def play_for(
     if not outcome.repeated:
         APPENDS.labels("commands", by.partition(":")[0]).inc()
     return "played"
+
+
+def play_pending(context: WorkerContext, game_id: str, state: State, levels: dict[str, str]) -> str:
+    """The bot of the seat whose decision is pending at `state` plays it, if a bot plays that
+    seat (`levels`, by `levels_of`); what became of it."""
+    pending = state.pending
+    if pending is None:
+        return "nothing to decide"
+    level = levels[state.players[state.seat_players[pending.seat]]]
+    if not level:
+        return "a person decides"
+    if play_for(context, game_id, state, level, by=f"bot:{level}", whole_turn=False) != "played":
+        return "moved on"
+    return f"{level} played"

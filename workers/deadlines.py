@@ -2,8 +2,9 @@
 for the turn that begins (its deadline, and the reminders its player asked for before it), and
 the timers that come due are fired as jobs.
 
-- `keep_time` (called by `workers.jobs.game_moved` for the head version) sets them, from the
-  clocks of `projections.timekeeping`; a bot's turn needs none (it plays at once).
+- `keep_time` (called by the follow-up of each append, `workers.follow_up`, for the head
+  version) sets them, from the clocks of `projections.timekeeping`; a bot's turn needs none
+  (it plays at once).
 - `fire_due` (the workers' timer loop, about once a second) enqueues the job of every timer
   due, with an id made of the game, the version and the timer, then marks it fired: a timer is
   never lost, and one fired twice runs a job that acts once.

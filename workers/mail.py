@@ -4,7 +4,7 @@ and tell a player their webhook was turned off; over SMTP (`PATRICIAN_SMTP_URL`)
 - `confirm_address(player_id, address)`: the only e-mail an address gets before its owner
   confirms it: a link whose secret is kept only as a hash, for a week.
 - `deliver_email(player_id, game_id, version, kind, seat, ...)`: the notification's document
-  (the same as the webhook's, `workers.webhooks.document_of`) written as text and HTML
+  (the same as the webhook's, `workers.notice_documents.document_of`) written as text and HTML
   (`projections.mail`), with a one-click unsubscribe link (`List-Unsubscribe`,
   `List-Unsubscribe-Post`, RFC 8058). A `turn.started` e-mail waits a grace period first and
   is dropped if the player acted meanwhile (they were at the table); quiet hours defer it; a
@@ -49,9 +49,7 @@ from store.notifications import (
 )
 from workers.context import WorkerContext, current
 from workers.deadlines import digest_id
-from workers.retries import DELIVERY_RETRY
-from workers.smtp import said, smtp_server, transmit
-from workers.webhooks import (
+from workers.delivery_attempts import (
     DEFERRED,
     GRACED,
     DeliveryLog,
@@ -59,9 +57,11 @@ from workers.webhooks import (
     after_quiet_hours,
     attempt_log,
     claim_sending,
-    document_of,
     watched,
 )
+from workers.notice_documents import document_of
+from workers.retries import DELIVERY_RETRY
+from workers.smtp import said, smtp_server, transmit
 
 DIGESTED = ("turn.started", "turn.reminder")
 """The e-mails a daily digest stands in for."""

@@ -1,6 +1,7 @@
 """The loops that run the workers: `patrician worker` (the dispatcher, the timers and the
 scheduling in threads, an RQ worker running the jobs in the process), and the embedded
-server's own (all in one thread of the server's process, on its in-process store).
+server's own (all in one thread of the server's process, on its in-process store). What they
+run with is built by `workers.settings`.
 
 Any number of `patrician worker` processes against one Redis behave as one: the consumer group
 hands each notice to one dispatcher, RQ each job to one worker, and the jobs are idempotent.
@@ -11,28 +12,16 @@ from __future__ import annotations
 import os
 import socket
 import time
-from collections.abc import Callable
 from typing import Any
 
-import msgspec
 import structlog
 from rq import Queue
 from rq.serializers import JSONSerializer
 
-from domain.gamedata import GameData
-from evidence.signatures import Signer
-from evidence.signing_keys import announce_op, signer_for
-from outbound.targets import Allowlist
-from store.accounts import Accounts
-from store.client import EventStore
-from store.clock import Clock, iso, system_clock
-from store.cluster import on_cluster
-from store.command_path import CommandPath
 from workers.archiving import ArchiveLoop, archive_after_seconds
 from workers.context import WorkerContext, configure
 from workers.deadlines import fire_due
-from workers.dispatcher import Dispatcher, job_id
-from workers.retries import DELIVERY_RETRY, MOVED_RETRY
+from workers.dispatcher import Dispatcher
 from workers.rq_workers import (
     MAINTENANCE_SECONDS,
     WORKER_TTL_SECONDS,
@@ -41,16 +30,9 @@ from workers.rq_workers import (
     SchedulerLoop,
     ThreadWorker,
 )
-from workers.smtp import settings_repr
-from workers.tracing import TracedQueue
-from workers.webhook_sending import WebhookSender
 
 log = structlog.get_logger("patrician.workers")
 
-QUEUE = "patrician"
-HANDED_OVER = "workers.jobs.handed_over"
-CONFIRM_ADDRESS = "workers.mail.confirm_address"
-PLAYER_AWAY = "workers.deadlines.player_away"
 IDLE_SECONDS = 0.1
 """How long the embedded workers wait when nothing happened (a bot's turn comes that late)."""
 RETRY_SECONDS = 1.0
@@ -62,98 +44,6 @@ SWEEP_SECONDS = 5.0
 CLAIM_IDLE_SECONDS = 30.0
 """How long a notice read by a dispatcher stays pending before another takes it over (that
 one died): `patrician worker --claim-idle-seconds` or `PATRICIAN_CLAIM_IDLE_SECONDS`."""
-
-
-def queue_of(client: Any, prefix: str) -> Queue:
-    """The jobs' queue: JSON, never pickle (a job is a function name and primitive values);
-    each job carries the request id it follows from (`workers.tracing`)."""
-    return TracedQueue(f"{prefix}:{QUEUE}", connection=client, serializer=JSONSerializer)
-
-
-class WorkerSettings(msgspec.Struct, frozen=True):
-    """What a worker process is set up with (from the server's settings)."""
-
-    prefix: str = "patrician"
-    shards: int = 16
-    archive_dir: str | None = None
-    webhook_allow: str = ""
-    public_url: str = "http://127.0.0.1:8000"
-    smtp_url: str = "smtp://127.0.0.1:25"
-    mail_from: str = "Patrician <patrician@localhost>"
-    mail_grace_seconds: float = 120.0
-    signing_key_file: str | None = None
-
-    def __repr__(self) -> str:
-        return settings_repr(self)
-
-
-def context_for(
-    client: Any,
-    game_data: GameData,
-    settings: WorkerSettings,
-    clock: Clock = system_clock,
-    *,
-    signer: Signer | None = None,
-    queue_client: Any = None,
-) -> WorkerContext:
-    """The context of the jobs; `signer`, the server's when they run in its process (else the
-    key file's, listed now, or a key of their own); `queue_client`, the plain Redis of the
-    jobs' queue when it is not the store's `client` (a Redis Cluster: RQ is not cluster-safe)."""
-    store = EventStore(
-        client, prefix=settings.prefix, shards=settings.shards, archive_dir=settings.archive_dir
-    )
-    if signer is None:
-        signer = signer_for(settings.signing_key_file)
-        store.run(announce_op(settings.prefix, signer, iso(clock())))  # before it signs
-    return WorkerContext(
-        store,
-        CommandPath(store.context, game_data),
-        Accounts(settings.prefix, cluster=on_cluster(client)),
-        queue_of(client if queue_client is None else queue_client, settings.prefix),
-        webhooks=WebhookSender(Allowlist.parse(settings.webhook_allow)),
-        public_url=settings.public_url.rstrip("/"),
-        clock=clock,
-        smtp_url=settings.smtp_url,
-        mail_from=settings.mail_from,
-        mail_grace_seconds=settings.mail_grace_seconds,
-        signer=signer,
-    )
-
-
-def handover_enqueuer(client: Any, prefix: str) -> Callable[[str, str, int], None]:
-    """What the server calls when a player hands their seat to a bot: the job that follows
-    (one per game and seat, so a resignation sent again adds nothing)."""
-    queue = queue_of(client, prefix)
-
-    def enqueue(game_id: str, player_id: str, seat: int) -> None:
-        queue.enqueue(
-            HANDED_OVER, game_id, player_id, job_id=job_id(game_id, seat, "handed"),
-            retry=MOVED_RETRY,
-        )  # fmt: skip
-
-    return enqueue
-
-
-def confirmation_enqueuer(client: Any, prefix: str) -> Callable[[str, str], None]:
-    """What the server calls when a player sets a new e-mail address: the job that asks
-    them to confirm it (`workers.mail.confirm_address`)."""
-    queue = queue_of(client, prefix)
-
-    def enqueue(player_id: str, address: str) -> None:
-        queue.enqueue(CONFIRM_ADDRESS, player_id, address, retry=DELIVERY_RETRY)
-
-    return enqueue
-
-
-def vacation_enqueuer(client: Any, prefix: str) -> Callable[[str], None]:
-    """What the server calls when a player's vacation starts or ends: the job that moves the
-    deadlines of their games (`workers.deadlines.player_away`)."""
-    queue = queue_of(client, prefix)
-
-    def enqueue(player_id: str) -> None:
-        queue.enqueue(PLAYER_AWAY, player_id, retry=MOVED_RETRY)
-
-    return enqueue
 
 
 def consumer_name() -> str:

@@ -78,7 +78,7 @@ def worker_context(redis_url: str, card_file: Path | None, queue_url: str | None
     """The workers' context (`workers.context.WorkerContext`) on that Redis (and the queue's,
     if it has one of its own), from the environment's settings."""
     from server.config.redis_clients import worker_clients
-    from workers.runner import context_for
+    from workers.settings import context_for
 
     hand_over_urls(redis_url, queue_url)
     settings = environment_settings(queue=True)

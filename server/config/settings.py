@@ -12,9 +12,7 @@ import msgspec
 from server.config.redis_clients import redis_settings
 from server.schema.limits import MAX_BODY
 from server.transport.rate_limits import parse_networks, whole_number
-from workers.runner import (
-    WorkerSettings,
-)
+from workers.settings import WorkerSettings
 from workers.smtp import settings_repr, smtp_server
 
 

@@ -23,6 +23,7 @@ from tests.server.client import Api, Json, Player
 from tests.server.live import REDIS_URL, build_app, delete_prefix, redis_client, unique_prefix
 from tests.workers.sink import Sink
 from workers import runner
+from workers.settings import context_for
 
 PUBLIC = "https://play.example"
 DAY = 24 * 3600
@@ -64,7 +65,7 @@ def api(
         redis_url=REDIS_URL, prefix=prefix, webhook_allow="127.0.0.1", public_url=PUBLIC
     )
     workers = runner.EmbeddedWorkers(
-        runner.context_for(redis_client(), load_game_data(None), settings.workers(), clock)
+        context_for(redis_client(), load_game_data(None), settings.workers(), clock)
     )
     try:
         with TestClient(build_app(settings, clock=clock), timeout=30) as client:

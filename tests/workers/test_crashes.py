@@ -38,7 +38,7 @@ from tests.workers.sink import Sink
 from workers.dispatcher import GROUP, Dispatcher, job_id
 from workers.retries import MOVED_RETRY
 from workers.rq_workers import JOB_LEASE_SECONDS
-from workers.runner import queue_of
+from workers.settings import queue_of
 
 PUBLIC = "https://play.example"
 ALLOW = {"PATRICIAN_WEBHOOK_ALLOW": "127.0.0.1", "PATRICIAN_PUBLIC_URL": PUBLIC}

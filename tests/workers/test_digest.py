@@ -43,7 +43,7 @@ from tests.workers.sink import Sink
 from workers import runner
 from workers.context import WorkerContext
 from workers.deadlines import fire_digests, next_digest
-from workers.runner import WorkerSettings, context_for
+from workers.settings import WorkerSettings, context_for
 
 PUBLIC = "https://play.example"
 BERLIN = "Europe/Berlin"

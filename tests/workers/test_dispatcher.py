@@ -15,7 +15,7 @@ import redis
 from store.client import EventStore
 from tests.server.live import REDIS_URL, delete_prefix
 from workers.dispatcher import Dispatcher, job_id
-from workers.runner import queue_of
+from workers.settings import queue_of
 
 E = b'{"type":"a"}'
 

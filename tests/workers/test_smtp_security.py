@@ -438,7 +438,7 @@ def test_the_settings_and_the_workers_context_never_show_the_smtp_password() -> 
 
     from server.config.card_data import load_game_data
     from server.config.settings import Settings
-    from workers.runner import context_for
+    from workers.settings import context_for
 
     url = "smtps://bob:s3cr%40t-word@mail.example:465"
     settings = Settings(smtp_url=url)

@@ -17,7 +17,7 @@ from store.timers import Timer, due_op, set_timers_op
 from tests.store.servers import RedisServer
 from workers.context import WorkerContext
 from workers.deadlines import fire_due
-from workers.runner import WorkerSettings, context_for
+from workers.settings import WorkerSettings, context_for
 
 PREFIX = "drill"
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)

@@ -22,7 +22,7 @@ from evidence.audit import audit
 from server.config.settings import Settings
 from tests.server.client import Api, Json, Player
 from tests.server.live import LiveServer, _patrician, build_app
-from workers.runner import queue_of
+from workers.settings import queue_of
 
 
 def _play_against_bots(api: Api, me: Player, game: Json, rng: random.Random) -> Json:

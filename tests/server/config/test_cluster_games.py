@@ -48,6 +48,7 @@ from tests.workers import test_clocks as clocks
 from tests.workers import test_play_by_webhook as webhooks
 from tests.workers.sink import Sink
 from workers import runner
+from workers.settings import context_for
 
 pytestmark = [pytest.mark.redis, pytest.mark.timeout(180)]
 
@@ -225,7 +226,7 @@ def clock_api(
         redis_url=cluster_url, queue_url=REDIS_URL, prefix=cluster_prefix,
         webhook_allow="127.0.0.1", public_url=webhooks.PUBLIC,
     )  # fmt: skip
-    context = runner.context_for(
+    context = context_for(
         store_client(cluster_url), load_game_data(None), settings.workers(), clock,
         queue_client=redis_client(),
     )  # fmt: skip

@@ -25,7 +25,7 @@ from tests.processes import stop_process
 from tests.server.client import Api
 from tests.server.live import LiveServer, build_app
 from workers.dispatcher import Dispatcher, dead_letters_key
-from workers.runner import queue_of
+from workers.settings import queue_of
 
 Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
 

@@ -20,7 +20,7 @@ from server.schema.errors import ErrorBody
 from store.scripts import ScriptName, sha
 from tests.server.live import build_app
 from tests.store.servers import RedisServer
-from workers.runner import queue_of
+from workers.settings import queue_of
 
 
 def checks(answer: Any) -> dict[str, bool]:

@@ -25,7 +25,7 @@ from store.client import AsyncEventStore
 from store.errors import StoreUnavailable, WrongInvite
 from workers.context import WorkerContext
 from workers.repairs import LISTING_GRACE_SECONDS, repair_games_of, repair_lobby
-from workers.runner import WorkerSettings, context_for
+from workers.settings import WorkerSettings, context_for
 
 T = TypeVar("T")
 
