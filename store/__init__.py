@@ -6,6 +6,7 @@ else (state, boards, replays, inboxes, audits) is derived from these streams. Se
 docs/store.md for the key layout, the entry format and the chain.
 
 The modules, each with one job: `protocol` (operations as generators of Redis requests),
+`stepping` (an operation driven request by request, for the stores' loops),
 `context` (what a store's operations share), `appending` (the append), `streams` (reading a
 stream), `loading` (a game's state from a snapshot and the events after it), `client` (the
 sync and asyncio stores that carry requests to a Redis client), `command_path` (what the

@@ -10,6 +10,10 @@ import msgspec
 from store.protocol import Call, Op
 
 HOUR = 3600.0
+MIN_PER_MOVE_HOURS = 1 / 60
+"""The shortest turn a clock may give (one minute): a deadline the workers fire within about a
+second of can still be met by a person. It is also what a seat handed over to its bot gets
+(`projections.timekeeping.GRACE_SECONDS`): never more than a seat whose person plays."""
 
 
 class TimeControl(msgspec.Struct, frozen=True):
