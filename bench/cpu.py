@@ -6,6 +6,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from bench.loadstack import Stack
 
 TICK = os.sysconf("SC_CLK_TCK")
 
@@ -43,3 +47,38 @@ def cpu_seconds(pids: list[int]) -> float:
 def load_average() -> str:
     """The 1- and 5-minute load averages, as /proc/loadavg gives them."""
     return Path("/proc/loadavg").read_text().split(" ", 1)[1].rsplit(" ", 2)[0].strip()
+
+
+class CpuByLine:
+    """The CPU each line of the stack and the clients used from the games' start (from
+    /proc: a process killed by a drill takes its share with it, so with drills the figures
+    are a little low)."""
+
+    def __init__(self, stack: Stack, clients: list[int]) -> None:
+        self.stack, self.clients = stack, clients
+        self.at_start = self.now()
+
+    def now(self) -> dict[str, tuple[int, float]]:
+        """Each line's (pid, CPU seconds of its process tree), and the clients' (pid 0)."""
+        spent = {
+            name: (line.popen.pid, cpu_seconds(process_tree(line.popen.pid)))
+            for name, line in self.stack.lines.items()
+            if line.popen is not None
+        }
+        return spent | {"clients": (0, cpu_seconds(self.clients))}
+
+    def line(self, commands: int) -> str:
+        """The CPU seconds by line, and in all per acknowledged command."""
+        now = self.now()
+        spent = {  # a line started again by a drill counts from its new start
+            name: seconds - (before if before_pid == pid else 0.0)
+            for name, (pid, seconds) in now.items()
+            for before_pid, before in [self.at_start.get(name, (-1, 0.0))]
+        }
+        total = sum(spent.values())
+        return (
+            "CPU seconds since the games were set up: "
+            + ", ".join(f"{name} {seconds:,.0f}" for name, seconds in spent.items())
+            + f"; {total * 1000 / max(commands, 1):.1f} ms per command in all "
+            f"({(total - spent['clients']) * 1000 / max(commands, 1):.1f} ms without the clients)"
+        )

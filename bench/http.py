@@ -11,7 +11,7 @@ by the same function, `server.transport.serving.serve`). Then, in rounds (the or
 alternating, this machine's speed drifting within seconds):
 
 - board view (wrk): a seat's GET of a game in play, gzip taken, beside a bare Struct GET;
-- commands (the Python client of bench/server.py: only a client that folds the game knows
+- commands (the Python client of bench/traffic.py: only a client that folds the game knows
   the legal commands), one 4-seat game per client, through the command lane and through
   Litestar's own route behind it (`.../commands/`), beside a POST doing one XADD, driven by
   the same client and by wrk.
@@ -50,10 +50,9 @@ import time  # noqa: E402
 import uuid  # noqa: E402
 from dataclasses import dataclass, field  # noqa: E402
 
-import redis  # noqa: E402
-
 from bench.cpu import cpu_seconds, load_average, process_tree  # noqa: E402
-from bench.server import BIN, ROOT, free_port, load, prepare_games, start, stop  # noqa: E402
+from bench.processes import BIN, ROOT, free_port, private_redis, start, stop  # noqa: E402
+from bench.traffic import load, prepare_games  # noqa: E402
 from server.transport.serving import SERVERS  # noqa: E402
 
 WRK_SCRIPT = Path(__file__).with_name("wrk.lua")
@@ -138,7 +137,7 @@ def run_wrk(
 def run_client(
     figures: Figures, job: str, url: str, cpu: CpuWindow, *, clients: int, seconds: float
 ) -> None:
-    """bench/server.py's load generator, its window starting at a set time once every
+    """bench/traffic.py's load generator, its window starting at a set time once every
     client is ready (its game made), so that the CPU is read over the same window."""
     start_at = time.time() + 8.0
     result: list[tuple[float, list[float]]] = []
@@ -157,29 +156,6 @@ def run_client(
 
 
 # --- the processes ----------------------------------------------------------------------
-
-
-def private_redis(folder: Path) -> tuple[subprocess.Popen[bytes], str]:
-    """A redis-server keeping AOF with fsync on every write, in `folder`, on loopback."""
-    port = free_port()
-    process = subprocess.Popen(
-        ["redis-server", "--bind", "127.0.0.1", "--port", str(port), "--dir", str(folder),
-         "--appendonly", "yes", "--appendfsync", "always", "--save", "", "--daemonize", "no"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-    )  # fmt: skip
-    url = f"redis://127.0.0.1:{port}/0"
-    client = redis.Redis.from_url(url)
-    deadline = time.monotonic() + 20
-    while True:
-        try:
-            client.ping()
-            break
-        except redis.ConnectionError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.05)
-    client.close()
-    return process, url
 
 
 def serve_command(server: str, factory: str, port: int) -> list[str]:

@@ -11,7 +11,7 @@ without a transport, a command costs only the first: the least it could cost the
 its transport were free, and what a faster transport could at most save.
 
 Needs `redis-server`: starts a private one with AOF `appendfsync always` in a temporary folder.
-The clients are bench/server.py's (`Table`: one 4-seat game each, one command per request,
+The clients are bench/traffic.py's (`Table`: one 4-seat game each, one command per request,
 folding the events it is answered), given an `AsgiSession` in place of aiohttp's: a request
 is one call of the app. Their own CPU (choosing, encoding, folding) is counted apart: it runs
 between one request's answer and that client's next request, when no other task runs (a
@@ -54,14 +54,14 @@ from litestar import Litestar  # noqa: E402
 
 from bench.baseline_app import create as create_baseline  # noqa: E402
 from bench.cpu import cpu_seconds  # noqa: E402
-from bench.http import private_redis  # noqa: E402
-from bench.server import SKIP, Table, _players, _xadd  # noqa: E402
+from bench.processes import private_redis  # noqa: E402
+from bench.traffic import SKIP, commands_job, xadd_job  # noqa: E402
 from server.app import create_app  # noqa: E402
 from server.config.settings import Settings  # noqa: E402
 
 
 class Answer:
-    """What bench/server.py's clients read of an aiohttp response."""
+    """What bench/traffic.py's clients read of an aiohttp response."""
 
     def __init__(self, status: int, body: bytes) -> None:
         self.status = status
@@ -76,7 +76,7 @@ class Answer:
 
 @dataclass
 class AsgiSession:
-    """The part of aiohttp's `ClientSession` that bench/server.py's clients use, answered by
+    """The part of aiohttp's `ClientSession` that bench/traffic.py's clients use, answered by
     calling `app` in this process. `client_cpu`: the CPU its clients used between an answer
     and their next request (module docstring)."""
 
@@ -160,12 +160,6 @@ class _Call:
 Job = Callable[[Any, str, int, Any], Awaitable[Callable[[], Awaitable[float | None]]]]
 
 
-async def _commands(session: Any, base: str, _i: int, _x: Any) -> Any:
-    table = Table(session, base, await _players(session, base, 4))
-    await table.new_game()
-    return table.command
-
-
 @dataclass
 class Figures:
     rates: list[float] = field(default_factory=list)
@@ -226,9 +220,9 @@ def main(argv: list[str] | None = None) -> int:
         kinds: dict[str, tuple[Callable[[], Litestar], Job]] = {
             "commands (command lane)": (
                 lambda: create_app(Settings(redis_url=url, prefix=prefix)),
-                _commands,
+                commands_job,
             ),
-            "bare XADD POST (baseline app)": (create_baseline, _xadd),
+            "bare XADD POST (baseline app)": (create_baseline, xadd_job),
         }
         figures = {name: Figures() for name in kinds}
         try:
@@ -244,9 +238,14 @@ def main(argv: list[str] | None = None) -> int:
             os.close(saved)
             drain.stdin.close()
             drain.wait(timeout=10)
+    return _report(figures, clients=args.clients, rounds=args.rounds, seconds=args.seconds)
+
+
+def _report(figures: dict[str, Figures], *, clients: int, rounds: int, seconds: float) -> int:
+    """Print the medians of the rounds and the ratio of the two apps' CPU; the exit status."""
     print(
-        f"in one process, no HTTP: {args.clients} clients, {args.rounds} rounds of "
-        f"{args.seconds:g} s; Redis AOF appendfsync always (private); CPU per request",
+        f"in one process, no HTTP: {clients} clients, {rounds} rounds of "
+        f"{seconds:g} s; Redis AOF appendfsync always (private); CPU per request",
     )
     print(f"{'request':<32}{'req/s':>9}{'app us':>9}{'redis us':>10}{'client us':>11}")
     median = {name: {k: statistics.median(getattr(f, k)) for k in ("rates", "app", "redis",

@@ -41,8 +41,9 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 
 import httpx  # noqa: E402
 
-from bench.cpu import cpu_seconds, process_tree  # noqa: E402
-from bench.loadclients import Figures, Outcome, Share, run_share  # noqa: E402
+from bench.cpu import CpuByLine  # noqa: E402
+from bench.loadapi import Figures  # noqa: E402
+from bench.loadclients import Outcome, Share, run_share  # noqa: E402
 from bench.loadstack import BIN, Stack  # noqa: E402
 from domain.board import EDITIONS, MODULES  # noqa: E402
 from evidence.audit import audit, exit_code  # noqa: E402
@@ -136,11 +137,35 @@ def _load(stack: Stack, args: Any, drills: list[str]) -> int:
         event.wait(args.seconds)
     said = [f"all {args.games} games set up in {time.monotonic() - started:.1f} s"]
     spent = CpuByLine(stack, [process.pid for process in shares if process.pid is not None])
-    failed: list[str] = []
+    watch = _Watch(stack, started)
+    for number, name in enumerate(drills):
+        watch.wait(2.0 if number == 0 else args.drill_gap)
+        said += _drill_in_play(stack, watch, name, progress.value, args.games - ended.value)
+    outcomes: list[Outcome] = []
+    deadline = time.monotonic() + args.seconds + 600
+    while len(outcomes) < len(shares) and time.monotonic() < deadline:
+        try:
+            outcomes.append(results.get(timeout=0.5))
+        except queue.Empty:
+            watch.wait(0.5)
+    said.append(spent.line(progress.value))
+    for process in shares:
+        process.join(timeout=30)
+    return _report(stack, args, said, watch.failed, outcomes)
 
-    def wait(seconds: float) -> None:
-        """Sleep, restarting meanwhile any line that ended unasked (as a supervisor would:
-        honcho would stop the whole stack), each a failure of the run."""
+
+class _Watch:
+    """The stack watched while the games are played: a line that ended unasked is started
+    again (as a supervisor would: honcho would stop the whole stack), each a failure of the
+    run, said in `failed` with what else failed."""
+
+    def __init__(self, stack: Stack, started: float) -> None:
+        self.stack, self.started = stack, started
+        self.failed: list[str] = []
+
+    def wait(self, seconds: float) -> None:
+        """Sleep, restarting meanwhile any line that ended unasked."""
+        stack, failed, started = self.stack, self.failed, self.started
         until = time.monotonic() + seconds
         while time.monotonic() < until:
             for name in stack.exited():
@@ -149,69 +174,24 @@ def _load(stack: Stack, args: Any, drills: list[str]) -> int:
                 stack.launch(name)
             time.sleep(0.5)
 
-    for number, name in enumerate(drills):
-        wait(2.0 if number == 0 else args.drill_gap)
-        before, in_play = progress.value, args.games - ended.value
-        moment = time.monotonic() - started
-        if not in_play:
-            failed.append(f"drill {name}: every game had ended before it (a smaller --drill-gap)")
-            continue
-        try:
-            killed = drill(stack, name)
-        except (RuntimeError, IndexError, OSError) as error:  # the load goes on: say so
-            failed.append(f"drill {name} failed: {error}")
-            continue
-        said.append(
-            f"drill {name}: SIGKILL of {killed} at {moment:.1f} s, {in_play} games in play "
-            f"({before} commands acknowledged by then), up again after "
-            f"{time.monotonic() - started - moment:.1f} s"
-        )
-    outcomes: list[Outcome] = []
-    deadline = time.monotonic() + args.seconds + 600
-    while len(outcomes) < len(shares) and time.monotonic() < deadline:
-        try:
-            outcomes.append(results.get(timeout=0.5))
-        except queue.Empty:
-            wait(0.5)
-    said.append(spent.line(progress.value))
-    for process in shares:
-        process.join(timeout=30)
-    return _report(stack, args, said, failed, outcomes)
 
-
-class CpuByLine:
-    """The CPU each line of the stack and the clients used from the games' start (from
-    /proc: a process killed by a drill takes its share with it, so with drills the figures
-    are a little low)."""
-
-    def __init__(self, stack: Stack, clients: list[int]) -> None:
-        self.stack, self.clients = stack, clients
-        self.at_start = self.now()
-
-    def now(self) -> dict[str, tuple[int, float]]:
-        """Each line's (pid, CPU seconds of its process tree), and the clients' (pid 0)."""
-        spent = {
-            name: (line.popen.pid, cpu_seconds(process_tree(line.popen.pid)))
-            for name, line in self.stack.lines.items()
-            if line.popen is not None
-        }
-        return spent | {"clients": (0, cpu_seconds(self.clients))}
-
-    def line(self, commands: int) -> str:
-        """The CPU seconds by line, and in all per acknowledged command."""
-        now = self.now()
-        spent = {  # a line started again by a drill counts from its new start
-            name: seconds - (before if before_pid == pid else 0.0)
-            for name, (pid, seconds) in now.items()
-            for before_pid, before in [self.at_start.get(name, (-1, 0.0))]
-        }
-        total = sum(spent.values())
-        return (
-            "CPU seconds since the games were set up: "
-            + ", ".join(f"{name} {seconds:,.0f}" for name, seconds in spent.items())
-            + f"; {total * 1000 / max(commands, 1):.1f} ms per command in all "
-            f"({(total - spent['clients']) * 1000 / max(commands, 1):.1f} ms without the clients)"
-        )
+def _drill_in_play(stack: Stack, watch: _Watch, name: str, before: int, in_play: int) -> list[str]:
+    """One drill while `in_play` games are played (`before` commands acknowledged by then):
+    what to say of it (its failure is said in `watch.failed`)."""
+    moment = time.monotonic() - watch.started
+    if not in_play:
+        watch.failed.append(f"drill {name}: every game had ended before it (a smaller --drill-gap)")
+        return []
+    try:
+        killed = drill(stack, name)
+    except (RuntimeError, IndexError, OSError) as error:  # the load goes on: say so
+        watch.failed.append(f"drill {name} failed: {error}")
+        return []
+    return [
+        f"drill {name}: SIGKILL of {killed} at {moment:.1f} s, {in_play} games in play "
+        f"({before} commands acknowledged by then), up again after "
+        f"{time.monotonic() - watch.started - moment:.1f} s"
+    ]
 
 
 def _report(
@@ -222,17 +202,7 @@ def _report(
     expected: Counter[str] = Counter()
     told: Counter[str] = Counter()
     for outcome in outcomes:
-        f = outcome.figures
-        figures.commands += f.commands
-        figures.requests += f.requests
-        figures.retries += f.retries
-        figures.latencies += f.latencies
-        figures.errors += f.errors
-        figures.delivered += f.delivered
-        figures.duplicates += f.duplicates
-        figures.bad_signatures += f.bad_signatures
-        figures.unprompted += f.unprompted
-        figures.delays += f.delays
+        figures.add(outcome.figures)
         problems += outcome.problems
         expected += outcome.expected
         told += outcome.told
@@ -241,8 +211,6 @@ def _report(
     seconds = max((outcome.play_seconds for outcome in outcomes), default=float("nan"))
     finished = sum(outcome.finished for outcome in outcomes)
     game_ids = [game_id for outcome in outcomes for game_id in outcome.game_ids]
-    latencies = sorted(figures.latencies) or [float("nan")]
-    p50, p99 = statistics.median(latencies), latencies[int(0.99 * (len(latencies) - 1))]
     receipts = sum(outcome.receipts for outcome in outcomes)
     cli = _cli_audits(stack.directory, args.clients)
     unfinished = {problem.split(":")[0] for problem in problems if "not finished" in problem}
@@ -251,31 +219,8 @@ def _report(
     exited = stack.exited()
     load = os.getloadavg()
     print(*said, *failed, sep="\n")
-    print(
-        f"{len(game_ids)} games, {finished} finished in {seconds:.1f} s; "
-        f"{figures.commands / seconds:,.0f} commands/s ({figures.commands} commands, "
-        f"{figures.requests / seconds:,.0f} requests/s, {figures.retries} retries)"
-    )
-    print(f"command requests: p50 {p50 * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms, "
-          f"max {latencies[-1] * 1000:.0f} ms over {len(figures.latencies)}")  # fmt: skip
-    delays = sorted(figures.delays) or [float("nan")]
-    print(
-        f"notification delay, from the append's acceptance to the webhook's arrival: p50 "
-        f"{statistics.median(delays):.2f} s, p90 {delays[int(0.9 * (len(delays) - 1))]:.2f} s, "
-        f"p99 {delays[int(0.99 * (len(delays) - 1))]:.2f} s, max {delays[-1]:.1f} s"
-    )
-    print(f"errors: {len(figures.errors)}", *figures.errors[:10], sep="\n  ")
-    owed_all = sum(expected.values())
-    delivered = {kind: told[kind] for kind in expected}
-    print(
-        f"notifications of the finished games: {sum(delivered.values())} delivered of "
-        f"{owed_all} owed "
-        + ", ".join(f"{kind} {delivered[kind]}/{expected[kind]}" for kind in sorted(expected))
-        + "; of all games: "
-        + ", ".join(f"{kind} {count}" for kind, count in sorted(figures.delivered.items()))
-        + f"; {figures.duplicates} copies dropped, {figures.bad_signatures} bad signatures, "
-        f"{figures.unprompted} turns played unprompted"
-    )
+    _print_traffic(figures, len(game_ids), finished, seconds)
+    delivered = _print_notifications(figures, expected, told)
     clean = len(set(game_ids) - {problem.split(":")[0] for problem in problems})
     print(
         f"records: {clean} of {len(game_ids)} finished, audited with every receipt and every "
@@ -298,6 +243,46 @@ def _report(
     )
     print("all checks hold" if ok else "CHECKS FAILED")
     return 0 if ok else 1
+
+
+def _print_traffic(figures: Figures, games: int, finished: int, seconds: float) -> None:
+    """The games, the commands and requests per second, the latency of command requests and
+    of the notifications, and the errors."""
+    latencies = sorted(figures.latencies) or [float("nan")]
+    p50, p99 = statistics.median(latencies), latencies[int(0.99 * (len(latencies) - 1))]
+    print(
+        f"{games} games, {finished} finished in {seconds:.1f} s; "
+        f"{figures.commands / seconds:,.0f} commands/s ({figures.commands} commands, "
+        f"{figures.requests / seconds:,.0f} requests/s, {figures.retries} retries)"
+    )
+    print(f"command requests: p50 {p50 * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms, "
+          f"max {latencies[-1] * 1000:.0f} ms over {len(figures.latencies)}")  # fmt: skip
+    delays = sorted(figures.delays) or [float("nan")]
+    print(
+        f"notification delay, from the append's acceptance to the webhook's arrival: p50 "
+        f"{statistics.median(delays):.2f} s, p90 {delays[int(0.9 * (len(delays) - 1))]:.2f} s, "
+        f"p99 {delays[int(0.99 * (len(delays) - 1))]:.2f} s, max {delays[-1]:.1f} s"
+    )
+    print(f"errors: {len(figures.errors)}", *figures.errors[:10], sep="\n  ")
+
+
+def _print_notifications(
+    figures: Figures, expected: Counter[str], told: Counter[str]
+) -> dict[str, int]:
+    """The notifications of the finished games delivered against those owed, of all games
+    delivered, dropped and refused; those delivered of each type owed."""
+    owed_all = sum(expected.values())
+    delivered = {kind: told[kind] for kind in expected}
+    print(
+        f"notifications of the finished games: {sum(delivered.values())} delivered of "
+        f"{owed_all} owed "
+        + ", ".join(f"{kind} {delivered[kind]}/{expected[kind]}" for kind in sorted(expected))
+        + "; of all games: "
+        + ", ".join(f"{kind} {count}" for kind, count in sorted(figures.delivered.items()))
+        + f"; {figures.duplicates} copies dropped, {figures.bad_signatures} bad signatures, "
+        f"{figures.unprompted} turns played unprompted"
+    )
+    return delivered
 
 
 def _cli_audits(directory: Path, clients: int) -> tuple[int, int]:

@@ -4,7 +4,8 @@ its players were given), that every command the server acknowledged is in it as 
 and how many notifications its human players were owed.
 
 A module of its own because these are the benchmark's verdicts, apart from the clients that
-played the games (bench/loadclients.py) and the script that prints the figures.
+played the games (bench/loadclients.py, which call them once the load is over) and the
+script that prints the figures; the games and the API they read are bench/loadapi.py's.
 """
 
 from __future__ import annotations
@@ -12,15 +13,12 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import msgspec
 
-from bench.loadclients import Refused
+from bench.loadapi import Api, Game, Refused
 from evidence.audit import audit, exit_code
-
-if TYPE_CHECKING:
-    from bench.loadclients import Api, Game
 
 SAMPLES = 2
 """How many games' records and receipts are written out for the real `patrician audit`."""

@@ -12,9 +12,8 @@ and play its turn, either one command per request or the whole turn staged with
 `/preview` and sent in one request; `game.ended` ends it. So every turn start at a human seat
 must be notified, or its game stalls (after `PROMPT_SECONDS` without one the game's boards are
 read anyway, and the turn played is counted as unprompted). Every request that finds the
-stack down (a refused or cut connection, a 503) is sent again, to the other API process, with
-the same body and `command_id`, for at most `RETRY_SECONDS`: that is a retry, not an error.
-Every other refusal is an error.
+stack down is sent again (bench/loadapi.py, `Api`): that is a retry, not an error. Every other
+refusal is an error.
 """
 
 from __future__ import annotations
@@ -24,14 +23,16 @@ import random
 import time
 import uuid
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
 import aiohttp
-import msgspec
 from aiohttp import web
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
+
+from bench.loadapi import Api, Figures, Game, Player, Refused, decode, encode
+from bench.loadchecks import check_games
 
 PROMPT_SECONDS = 300.0
 """How long a game waits for a notification before reading its boards anyway. A player by
@@ -39,108 +40,6 @@ correspondence waits hours; here long enough for a notification that is late, no
 worker killed mid-job leaves its follow-up to another after 15-50 s, docs/workers.md; on a
 saturated machine a bot's turn of several appends, a job each, queued behind thousands, took
 over 90 s): a turn played unprompted is one whose notification never came in that time."""
-RETRY_SECONDS = 120.0
-"""How long one request is sent again while the stack is down (a Redis restart on its AOF)."""
-_RETRIED = frozenset({502, 503, 504})
-_encode = msgspec.json.Encoder().encode
-_decode = msgspec.json.decode
-
-
-class Refused(Exception):
-    """An answer the load counts as an error: a refusal that is not the stack being down."""
-
-
-@dataclass
-class Figures:
-    """What one client process counts; added up by the load script."""
-
-    commands: int = 0
-    requests: int = 0
-    retries: int = 0
-    latencies: list[float] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
-    delivered: Counter[str] = field(default_factory=Counter)
-    duplicates: int = 0
-    bad_signatures: int = 0
-    unprompted: int = 0
-    delays: list[float] = field(default_factory=list)
-    """Seconds from an append's acceptance (its receipt's `time`) to the arrival of the
-    notification it caused."""
-
-
-class Api:
-    """The API over several processes: a request that finds one down goes to the next."""
-
-    def __init__(self, session: aiohttp.ClientSession, bases: list[str], figures: Figures):
-        self.session, self.bases, self.figures = session, bases, figures
-
-    async def call(
-        self,
-        method: str,
-        path: str,
-        token: str | None,
-        body: Any = None,
-        *,
-        home: int = 0,
-        raw: bool = False,
-    ) -> Any:
-        """The answer's JSON (`raw`: its bytes); raises Refused for a refusal, or when the
-        stack stays down."""
-        headers = {"Content-Type": "application/json"}
-        if token is not None:
-            headers["Authorization"] = f"Bearer {token}"
-        data = None if body is None else _encode(body)
-        deadline, attempt = time.monotonic() + RETRY_SECONDS, 0
-        while True:
-            base = self.bases[(home + attempt) % len(self.bases)]
-            self.figures.requests += 1
-            try:
-                async with self.session.request(
-                    method, base + path, data=data, headers=headers
-                ) as answer:
-                    content = await answer.read()
-                    if answer.status < 300:
-                        return content if raw else _decode(content)
-                    if answer.status not in _RETRIED:
-                        raise Refused(f"{method} {path}: {answer.status} {content[:300]!r}")
-            except (TimeoutError, aiohttp.ClientConnectionError):
-                pass
-            if time.monotonic() > deadline:
-                raise Refused(f"{method} {path}: the stack stayed down {RETRY_SECONDS:.0f} s")
-            attempt += 1
-            self.figures.retries += 1
-            await asyncio.sleep(min(0.05 * 2**attempt, 1.0))
-
-
-@dataclass
-class Player:
-    token: str
-    player_id: str
-    path: str
-    webhook: Webhook | None = None
-
-
-@dataclass
-class Game:
-    """One game of the load: its options, its human players, what the server acknowledged."""
-
-    seats: int
-    edition: str
-    modules: list[str]
-    bots: list[str]
-    home: int
-    game_id: str = ""
-    humans: list[Player] = field(default_factory=list)
-    inbox: asyncio.Queue[tuple[Player, dict[str, Any]]] = field(default_factory=asyncio.Queue)
-    receipts: list[bytes] = field(default_factory=list)
-    acknowledged: dict[str, list[Any]] = field(default_factory=dict)
-    """Each acknowledged command id and its commands."""
-    ended: set[str] = field(default_factory=set)
-    told: set[tuple[str, int, str]] = field(default_factory=set)
-    """Each notification delivered: (type, version, player id)."""
-    finished: bool = False
-    joined: asyncio.Event = field(default_factory=asyncio.Event)
-    """Set once the table is full (or its setting up failed)."""
 
 
 class Sink:
@@ -184,7 +83,7 @@ class Sink:
             self.figures.duplicates += 1
             return web.Response()
         self.seen.add(webhook_id)
-        message = _decode(body)
+        message = decode(body)
         self.figures.delivered[message["type"]] += 1
         if message.get("receipt"):
             accepted = datetime.fromisoformat(message["receipt"]["time"].replace("Z", "+00:00"))
@@ -224,7 +123,7 @@ class Clients:
         }
         created = await self.api.call("POST", "/api/games", game.humans[0].token, body)
         game.game_id = created["game_id"]
-        game.receipts.append(_encode(created["receipt"]))
+        game.receipts.append(encode(created["receipt"]))
         for player in game.humans[1:]:
             joined = await self.api.call(
                 "POST",
@@ -233,7 +132,7 @@ class Clients:
                 {"invite_code": created["invite_code"], "entropy": uuid.uuid4().hex},
                 home=game.home,
             )
-            game.receipts.append(_encode(joined["receipt"]))
+            game.receipts.append(encode(joined["receipt"]))
 
     async def play(self, game: Game, progress: Any) -> None:
         """Play every human turn as it is notified, until every human was told the end."""
@@ -299,7 +198,7 @@ class Clients:
         )
         self.figures.latencies.append(time.perf_counter() - started)
         self.figures.commands += len(commands)
-        game.receipts.append(_encode(accepted["receipt"]))
+        game.receipts.append(encode(accepted["receipt"]))
         game.acknowledged[command_id] = commands
         with progress.get_lock():
             progress.value += len(commands)
@@ -365,8 +264,6 @@ async def _run(share: Share, progress: Any, ended: Any, set_up: Any) -> Outcome:
     """`progress` counts the commands acknowledged, `ended` the games finished (shared with
     the load script, which drills while games are in play); `set_up` is set once every
     table of the share is full."""
-    from bench.loadchecks import check_games  # it reads the games this module plays
-
     figures = Figures()
     sink = Sink(figures)
     await sink.start()

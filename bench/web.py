@@ -20,117 +20,35 @@ five-seat replay, then drives Debian's Chromium (`/usr/bin/chromium`) with Playw
   same page (target: under 16 ms); the bytes on the wire for the whole page, every file and
   the replay, beside the replay's JSON uncompressed (target: under 100 KB).
 
-One file on purpose: the servers, the browser and the figures are one measurement.
+The servers and the games are bench/websetup.py's; this is the browser and the figures.
 """
 
 from __future__ import annotations
 
-import argparse
-import http.server
-import random
-import socket
-import statistics
-import subprocess
 import sys
-import tempfile
-import threading
-import time
-import uuid
 from pathlib import Path
-from typing import Any
 
-import httpx
-import redis
-from playwright.sync_api import Browser, Page, sync_playwright
+# Run as a script, this file's folder comes first on sys.path, and bench/http.py would shadow
+# the standard library's `http`.
+_here = Path(__file__).parent.resolve()
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _here]
+sys.path.insert(0, str(_here.parent))
 
-ROOT = Path(__file__).resolve().parents[1]
+import argparse  # noqa: E402
+import random  # noqa: E402
+import statistics  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+import uuid  # noqa: E402
+from typing import Any  # noqa: E402
+
+import httpx  # noqa: E402
+import redis  # noqa: E402
+from playwright.sync_api import Browser, Page, sync_playwright  # noqa: E402
+
+from bench.websetup import Seat, new_game, play, start_bare, start_server  # noqa: E402
+
 CHROMIUM = "/usr/bin/chromium"
-BARE = b"<!doctype html><html lang=en><title>bare</title><h1>Patrician</h1><p>a bare page</p>"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-def start_server(redis_url: str, prefix: str, log: Path) -> tuple[subprocess.Popen[bytes], str]:
-    port = free_port()
-    command = [sys.executable, "-c", "from server.cli.main import main; main()", "serve"]
-    command += ["--host", "127.0.0.1", "--port", str(port), "--redis-url", redis_url]
-    env = {"PATRICIAN_PREFIX": prefix, "PYTHONUNBUFFERED": "1", "PATH": "/usr/bin:/bin"}
-    process = subprocess.Popen(command, stdout=log.open("wb"), stderr=subprocess.STDOUT, env=env)
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(400):
-        try:
-            if httpx.get(url + "/healthz", timeout=1).status_code == 200:
-                return process, url
-        except httpx.TransportError:
-            pass
-        time.sleep(0.05)
-    process.kill()
-    raise SystemExit(f"patrician serve did not start:\n{log.read_text()[-2000:]}")
-
-
-def start_bare() -> str:
-    class Bare(http.server.BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html")
-            self.send_header("Content-Length", str(len(BARE)))
-            self.end_headers()
-            self.wfile.write(BARE)
-
-        def log_message(self, *args: Any) -> None:
-            return
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Bare)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return f"http://127.0.0.1:{server.server_address[1]}"
-
-
-# --- games over the API -----------------------------------------------------------------------
-
-
-class Seat:
-    def __init__(self, client: httpx.Client, name: str) -> None:
-        body = client.post("/api/players", json={"name": name}).json()
-        self.player_id, self.token = body["player_id"], body["token"]
-        self.auth = {"Authorization": f"Bearer {self.token}"}
-
-
-def new_game(client: httpx.Client, seats: int, modules: list[str]) -> tuple[str, list[Seat]]:
-    players = [Seat(client, f"p{i}") for i in range(seats)]
-    options = {"seats": seats, "modules": modules}
-    created = client.post("/api/games", json=options, headers=players[0].auth).json()
-    for player in players[1:]:
-        body = {"invite_code": created["invite_code"]}
-        client.post(f"/api/games/{created['game_id']}/join", json=body, headers=player.auth)
-    by_seat = {}
-    for player in players:
-        by_seat[
-            client.get(f"/api/games/{created['game_id']}", headers=player.auth).json()["viewer"]
-        ] = player
-    return created["game_id"], [by_seat[seat] for seat in range(seats)]
-
-
-def play(client: httpx.Client, game: str, seats: list[Seat], rng: random.Random, moves: int) -> int:
-    """Up to `moves` random legal commands; the version reached."""
-    board = client.get(f"/api/games/{game}").json()
-    for _ in range(moves):
-        if board["phase"] != "playing":
-            break
-        seat = seats[board["pending"]["seat"]]
-        mine = client.get(f"/api/games/{game}", headers=seat.auth).json()
-        body = {
-            "expected_version": mine["version"],
-            "command_id": uuid.uuid4().hex,
-            "commands": [rng.choice(mine["legal_commands"])],
-        }
-        client.post(f"/api/games/{game}/commands", json=body, headers=seat.auth).raise_for_status()
-        board = client.get(f"/api/games/{game}").json()
-    return int(board["version"])
 
 
 # --- the browser --------------------------------------------------------------------------
@@ -216,19 +134,7 @@ def main() -> None:
             first_paints(browser, bare, 3, None)  # warm the browser up
             print(f"bench/web.py: Chromium {browser.version}, {args.runs} runs each\n")
 
-            bare_paints = first_paints(browser, bare, args.runs, None)
-            cold = first_paints(browser, f"{url}/games/{playing}", args.runs, playing_seats[0])
-            line("play page: first paint, cold", cold, bare_paints, "ms", 500)
-            context = browser.new_context()
-            page = context.new_page()
-            sign_in(page, url, playing_seats[0])
-            warm = []
-            for _ in range(args.runs):
-                page.goto(f"{url}/games/{playing}")
-                warm.append(paint(page))
-            line("play page: first paint, warm cache", warm, bare_paints, "ms", 500)
-            context.close()
-
+            play_page_figures(browser, url, bare, playing, playing_seats[0], args.runs)
             drawn, arrived = moves_drawn(
                 browser=browser,
                 client=client,
@@ -241,18 +147,7 @@ def main() -> None:
             line("a move by another seat: drawn after ack", drawn, arrived, "ms", 200)
             print("  (baseline: the page's own EventSource got the event)")
 
-            loads, bares, steps, jumps, flat, wire, raw = replay_figures(
-                browser, url, bare, finished, args.runs
-            )
-            line("replay (5 seats): loaded and drawn", loads, bares, "ms", 500)
-            line("replay: one step drawn (next or back)", steps, flat, "ms", 16)
-            line("replay: a jump anywhere (the scrubber)", jumps, flat, "ms", 16)
-            print("  (baseline: one line of text changed and laid out in the same page)")
-            print(
-                f"{'replay: bytes on the wire, whole page':38} {wire / 1024:7.1f} KB "
-                f"(the replay JSON uncompressed: {raw / 1024:.1f} KB, ratio {wire / raw:.3f}); "
-                f"under 100 KB: {'met' if wire < 100 * 1024 else 'NOT met'}"
-            )
+            replay_lines(browser, url, bare, finished, args.runs)
             browser.close()
     finally:
         process.terminate()
@@ -261,6 +156,25 @@ def main() -> None:
         keys = list(store.scan_iter(f"{prefix}:*", count=1000))
         for start in range(0, len(keys), 500):
             store.delete(*keys[start : start + 500])
+
+
+def play_page_figures(  # noqa: PLR0917 (where, which game, whose page)
+    browser: Browser, url: str, bare: str, game: str, seat: Seat, runs: int
+) -> None:
+    """The play page's first paint, cold (a new context each time) and with a warm cache,
+    beside the bare page's."""
+    bare_paints = first_paints(browser, bare, runs, None)
+    cold = first_paints(browser, f"{url}/games/{game}", runs, seat)
+    line("play page: first paint, cold", cold, bare_paints, "ms", 500)
+    context = browser.new_context()
+    page = context.new_page()
+    sign_in(page, url, seat)
+    warm = []
+    for _ in range(runs):
+        page.goto(f"{url}/games/{game}")
+        warm.append(paint(page))
+    line("play page: first paint, warm cache", warm, bare_paints, "ms", 500)
+    context.close()
 
 
 def moves_drawn(
@@ -312,6 +226,20 @@ def moves_drawn(
             drawn.append(drawn_at - acknowledged)
             arrived.append(heard_at - acknowledged)
     return drawn, arrived
+
+
+def replay_lines(browser: Browser, url: str, bare: str, game: str, runs: int) -> None:
+    """The replay's figures, printed: its load, a step, a jump and its bytes on the wire."""
+    loads, bares, steps, jumps, flat, wire, raw = replay_figures(browser, url, bare, game, runs)
+    line("replay (5 seats): loaded and drawn", loads, bares, "ms", 500)
+    line("replay: one step drawn (next or back)", steps, flat, "ms", 16)
+    line("replay: a jump anywhere (the scrubber)", jumps, flat, "ms", 16)
+    print("  (baseline: one line of text changed and laid out in the same page)")
+    print(
+        f"{'replay: bytes on the wire, whole page':38} {wire / 1024:7.1f} KB "
+        f"(the replay JSON uncompressed: {raw / 1024:.1f} KB, ratio {wire / raw:.3f}); "
+        f"under 100 KB: {'met' if wire < 100 * 1024 else 'NOT met'}"
+    )
 
 
 def replay_figures(

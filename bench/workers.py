@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib.util
 import multiprocessing
 import random
 import statistics
@@ -38,10 +37,12 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 import aiohttp  # noqa: E402
 import redis  # noqa: E402
 
+from bench.processes import free_port, start, stop  # noqa: E402
+from bench.traffic import Table, players  # noqa: E402
 from store.client import EventStore  # noqa: E402
 from tests.workers.sink import Sink  # noqa: E402
 from workers.dispatcher import GROUP, Dispatcher  # noqa: E402
-from workers.runner import queue_of  # noqa: E402
+from workers.settings import queue_of  # noqa: E402
 
 EVENT = b'{"type":"card_played","seat":1,"card":"c17"}'
 TARGET = 5_000.0
@@ -108,17 +109,6 @@ def _serve_sink(connection: Connection) -> None:
                 )
 
 
-def _bench_server() -> Any:
-    """bench/server.py, for its server starter and its API client (a script, not a package)."""
-    spec = importlib.util.spec_from_file_location(
-        "bench_server", Path(__file__).parent / "server.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def _fill(client: redis.Redis, prefix: str, entries: int) -> EventStore:
     store = EventStore(client, prefix=prefix, shards=16)
     for game in range(entries // 2):
@@ -158,7 +148,7 @@ def _delete(client: redis.Redis, prefix: str) -> None:
         client.delete(key)
 
 
-async def _paced(bench: Any, base: str, sink: _SinkProcess, rate: int) -> list[float]:
+async def _paced(base: str, sink: _SinkProcess, rate: int) -> list[float]:
     """Play 4-seat games at `rate` moves per second in all; the latency of each turn's
     notification, from the answer of the command that began the turn to its arrival."""
     # One move a second per game, as many games as moves per second: a game's next move comes
@@ -166,43 +156,15 @@ async def _paced(bench: Any, base: str, sink: _SinkProcess, rate: int) -> list[f
     tables_count = rate
     acked: dict[tuple[str, int], float] = {}
     async with aiohttp.ClientSession() as session:
-        tokens = await bench._players(session, base, 4 * tables_count)
-        secrets = {}
-        for number, token in enumerate(tokens):
-            path = f"/{rate}-{number}"
-            async with session.put(
-                f"{base}/api/me/notifications", json={"webhook": {"url": sink.url(path)}},
-                headers={"Authorization": f"Bearer {token}"},
-            ) as answer:  # fmt: skip
-                secrets[path] = (await answer.json())["webhook"]["secret"]
-        sink.ask("secrets", secrets)
-        tables = [
-            bench.Table(session, base, tokens[4 * n : 4 * n + 4]) for n in range(tables_count)
-        ]
-        for table in tables:
-            await table.new_game()
-        # The tables' game.started (and first turn.started) notifications drain first: the
-        # figures are those of a steady flow of moves, not of a thousand games begun at once.
-        deadline = time.monotonic() + 120
-        while sink.ask("count", f"/{rate}-") < len(tokens) + len(tables):
-            assert time.monotonic() < deadline, "the first notifications did not come"
-            await asyncio.sleep(0.2)
-        # Out of step: games begun together would reach the ends of their turns together,
-        # every table's turn starting in the same second; each plays 0-5 moves first (as
-        # games at a site are anywhere in their turns), and what those tell drains.
-        phase = random.Random(rate)
-        for table in tables:
-            for _ in range(phase.randrange(6)):
-                await table.command()
-        await asyncio.sleep(3)
-        stop = time.monotonic() + SECONDS
+        tables = await _tables(session, base, sink, rate, tables_count)
+        stop_at = time.monotonic() + SECONDS
 
-        async def play(index: int, table: Any) -> None:
+        async def play(index: int, table: Table) -> None:
             interval = tables_count / rate
             next_at = time.monotonic() + index / rate  # staggered: a steady flow, no bursts
             while True:
                 await asyncio.sleep(max(0.0, next_at - time.monotonic()))  # the first too
-                if time.monotonic() >= stop:
+                if time.monotonic() >= stop_at:
                     return
                 await table.command()
                 acked[(table.game_id, table.version)] = time.monotonic()
@@ -222,19 +184,53 @@ async def _paced(bench: Any, base: str, sink: _SinkProcess, rate: int) -> list[f
     return latencies
 
 
+async def _tables(
+    session: aiohttp.ClientSession, base: str, sink: _SinkProcess, rate: int, count: int
+) -> list[Table]:
+    """`count` 4-seat games begun, every player with a webhook to `sink`, and played out of
+    step with each other, what they told so far drained."""
+    tokens = await players(session, base, 4 * count)
+    secrets = {}
+    for number, token in enumerate(tokens):
+        path = f"/{rate}-{number}"
+        async with session.put(
+            f"{base}/api/me/notifications", json={"webhook": {"url": sink.url(path)}},
+            headers={"Authorization": f"Bearer {token}"},
+        ) as answer:  # fmt: skip
+            secrets[path] = (await answer.json())["webhook"]["secret"]
+    sink.ask("secrets", secrets)
+    tables = [Table(session, base, tokens[4 * n : 4 * n + 4]) for n in range(count)]
+    for table in tables:
+        await table.new_game()
+    # The tables' game.started (and first turn.started) notifications drain first: the
+    # figures are those of a steady flow of moves, not of a thousand games begun at once.
+    deadline = time.monotonic() + 120
+    while sink.ask("count", f"/{rate}-") < len(tokens) + len(tables):
+        assert time.monotonic() < deadline, "the first notifications did not come"
+        await asyncio.sleep(0.2)
+    # Out of step: games begun together would reach the ends of their turns together,
+    # every table's turn starting in the same second; each plays 0-5 moves first (as
+    # games at a site are anywhere in their turns), and what those tell drains.
+    phase = random.Random(rate)
+    for table in tables:
+        for _ in range(phase.randrange(6)):
+            await table.command()
+    await asyncio.sleep(3)
+    return tables
+
+
 def _latency(redis_url: str, prefix: str) -> None:
-    bench = _bench_server()
-    port = bench.free_port()
+    port = free_port()
     env = {"PATRICIAN_PREFIX": prefix, "PATRICIAN_WEBHOOK_ALLOW": "127.0.0.1"}
     patrician = str(Path(sys.executable).parent / "patrician")
-    server = bench.start([patrician, "serve", "--port", str(port), "--redis-url", redis_url],
-                         env, port)  # fmt: skip
-    workers = [bench.start([patrician, "worker", "--redis-url", redis_url], env, port)
+    server = start([patrician, "serve", "--port", str(port), "--redis-url", redis_url],
+                   env, port)  # fmt: skip
+    workers = [start([patrician, "worker", "--redis-url", redis_url], env, port)
                for _ in range(2)]  # fmt: skip
     try:
         with _SinkProcess() as sink:
             for rate in RATES:
-                found = sorted(asyncio.run(_paced(bench, f"http://127.0.0.1:{port}", sink, rate)))
+                found = sorted(asyncio.run(_paced(f"http://127.0.0.1:{port}", sink, rate)))
                 p50 = statistics.median(found) if found else float("nan")
                 p99 = found[int(0.99 * (len(found) - 1))] if found else float("nan")
                 verdict = ""
@@ -246,7 +242,7 @@ def _latency(redis_url: str, prefix: str) -> None:
                       f"p99 {p99 * 1000:.0f} ms over {len(found)} turns{verdict}")  # fmt: skip
     finally:
         for process in [*workers, server]:
-            bench.stop(process)
+            stop(process)
 
 
 def main() -> None:

@@ -22,7 +22,7 @@ from msgspec.structs import replace
 
 from bots.evaluate import Unseen
 from bots.seen import Seen
-from domain.board import HAND_SIZE, build_board
+from domain.board import HAND_SIZE, Board, build_board
 from domain.events import (
     ArchitettoCardsSetAside,
     ArchitettoRevealed,
@@ -59,56 +59,15 @@ class Belief:
         started = next((v for v, e in seen.events if isinstance(e, GameStarted)), None)
         if started is None:
             raise Inconsistent("a bot plays a game that has started")
-        seats = board.seats
-        seen_cards = set(seen.view.hand)
-        played: list[set[str]] = [set() for _ in range(board.builders)]
-        taken: list[set[str]] = [set() for _ in range(seats)]
-        face_up: tuple[str, ...] = ()
-        from_draw: list[str] = []
-        from_hidden: list[str] = []
-        for _version, event in seen.events:
-            if isinstance(event, CardPlayed):
-                played[event.seat].add(event.card)
-            elif isinstance(event, CardTaken):
-                taken[event.seat].add(event.card)
-            elif isinstance(event, FaceUpDealt):
-                face_up = event.cards
-            elif isinstance(event, CardRevealed):
-                from_draw.append(event.card)
-            elif isinstance(event, ArchitettoRevealed):
-                (from_draw if event.source == "draw" else from_hidden).append(event.card)
-            elif isinstance(event, HandDealt):
-                seen_cards.update(event.cards)
-            seen_cards.update(_cards_of(event))
-        unknown = [card for card in board.card_order if card not in seen_cards]
-        stars = sorted(card for card in unknown if board.cards[card].star)
-        # Each other seat's dealt hand: the cards it played without taking them, and guesses.
-        dealt: dict[int, tuple[str, ...]] = {}
-        self._slots: dict[int, int] = {}
-        for other in range(seats):
-            if other == self.seat:
-                continue
-            kept = sorted(played[other] - taken[other])
-            slots = HAND_SIZE - len(kept)
-            if slots < 0 or slots > len(stars):
-                raise Inconsistent(f"seat {other} played more cards than it was dealt")
-            dealt[other], stars = (*kept, *stars[:slots]), stars[slots:]
-            self._slots[other] = slots
-        guessed_hands = {card for cards in dealt.values() for card in cards} - seen_cards
-        rest = [card for card in unknown if card not in guessed_hands]
-        hidden_left = ARCHITETTO_HIDDEN - len(from_hidden) if board.architetto else 0
-        hidden = (*from_hidden, *rest[:hidden_left]) if board.architetto else ()
-        tail = rest[hidden_left:]
-        if len(tail) != seen.view.draw_count:
-            raise Inconsistent(
-                f"{len(tail)} unseen cards for a draw pile of {seen.view.draw_count}"
-            )
-        pile = (*face_up, *hidden, *from_draw, *tail)
+        trace = _Trace(seen, board)
+        unknown = [card for card in board.card_order if card not in trace.cards]
+        dealt, self._slots = _deal_others(board, self.seat, trace, unknown)
+        pile, hidden = _piles(board, seen, trace, unknown, dealt)
         log: list[Event] = []
         for version in range(1, seen.view.version + 1):
             known = events.get(version)
             log.append(
-                _gap(version, started, seats, self.seat, dealt, pile, hidden)
+                _gap(version, started, board.seats, self.seat, dealt, pile, hidden)
                 if known is None
                 else known
             )
@@ -117,7 +76,7 @@ class Belief:
         self._unknown_stars = [card for card in unknown if board.cards[card].star]
         self._unknown_others = [card for card in unknown if not board.cards[card].star]
         self._known_in_hand = {
-            other: tuple(c for c in self.state.hands[other] if c in seen_cards)
+            other: tuple(c for c in self.state.hands[other] if c in trace.cards)
             for other in self._slots
         }
         self._check(seen)
@@ -175,6 +134,76 @@ class Belief:
             hidden=tuple(rest[:hidden]),
             draw=tuple(rest[hidden:]),
         )
+
+
+class _Trace:
+    """What the seen events say of the cards: the cards each builder played and each seat
+    took, the face-up deal, the cards revealed from the draw pile and from the Architetto's
+    hidden ones (in order), and every card whose place the seat knows."""
+
+    __slots__ = ("cards", "face_up", "from_draw", "from_hidden", "played", "taken")
+
+    def __init__(self, seen: Seen, board: Board) -> None:
+        self.cards = set(seen.view.hand)
+        self.played: list[set[str]] = [set() for _ in range(board.builders)]
+        self.taken: list[set[str]] = [set() for _ in range(board.seats)]
+        self.face_up: tuple[str, ...] = ()
+        self.from_draw: list[str] = []
+        self.from_hidden: list[str] = []
+        for _version, event in seen.events:
+            if isinstance(event, CardPlayed):
+                self.played[event.seat].add(event.card)
+            elif isinstance(event, CardTaken):
+                self.taken[event.seat].add(event.card)
+            elif isinstance(event, FaceUpDealt):
+                self.face_up = event.cards
+            elif isinstance(event, CardRevealed):
+                self.from_draw.append(event.card)
+            elif isinstance(event, ArchitettoRevealed):
+                (self.from_draw if event.source == "draw" else self.from_hidden).append(event.card)
+            elif isinstance(event, HandDealt):
+                self.cards.update(event.cards)
+            self.cards.update(_cards_of(event))
+
+
+def _deal_others(
+    board: Board, seat: int, trace: _Trace, unknown: list[str]
+) -> tuple[dict[int, tuple[str, ...]], dict[int, int]]:
+    """Each other seat's dealt hand: the cards it played without taking them, and guesses
+    (unseen star cards, in order) for the rest; and how many of those guesses each holds."""
+    stars = sorted(card for card in unknown if board.cards[card].star)
+    dealt: dict[int, tuple[str, ...]] = {}
+    slots: dict[int, int] = {}
+    for other in range(board.seats):
+        if other == seat:
+            continue
+        kept = sorted(trace.played[other] - trace.taken[other])
+        free = HAND_SIZE - len(kept)
+        if free < 0 or free > len(stars):
+            raise Inconsistent(f"seat {other} played more cards than it was dealt")
+        dealt[other], stars = (*kept, *stars[:free]), stars[free:]
+        slots[other] = free
+    return dealt, slots
+
+
+def _piles(
+    board: Board,
+    seen: Seen,
+    trace: _Trace,
+    unknown: list[str],
+    dealt: dict[int, tuple[str, ...]],
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The draw pile as stacked (the face-up deal, the hidden cards, the cards revealed
+    since, then the unseen rest) and the Architetto's hidden cards, the guesses of the
+    hands left out."""
+    guessed_hands = {card for cards in dealt.values() for card in cards} - trace.cards
+    rest = [card for card in unknown if card not in guessed_hands]
+    hidden_left = ARCHITETTO_HIDDEN - len(trace.from_hidden) if board.architetto else 0
+    hidden = (*trace.from_hidden, *rest[:hidden_left]) if board.architetto else ()
+    tail = rest[hidden_left:]
+    if len(tail) != seen.view.draw_count:
+        raise Inconsistent(f"{len(tail)} unseen cards for a draw pile of {seen.view.draw_count}")
+    return (*trace.face_up, *hidden, *trace.from_draw, *tail), hidden
 
 
 def _cards_of(event: Event) -> tuple[str, ...]:

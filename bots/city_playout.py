@@ -130,19 +130,70 @@ def play_out(  # noqa: PLR0917 (the whole input is the memo's key)
     after it (each tower it would hold counting its token by which would be the taller), the
     Architetto by R21, anyone else on either site as likely; the last floor fills an empty
     site (R12); then the towers are scored (R13)."""
-    seats = len(sizes)
     draws = _draws(SAMPLES, max(CARDS, 1 + max(index for index, _, _ in cards)))
     start = (_Site(first, builders, seat), _Site(second, builders, seat))
-    later = max(turns, 1)
-    offsets = [(holder - seat - 1) % seats for holder in range(seats)]
-    known = [holder for _, _, holder in cards if holder >= 0]
-    shared = len(set(known)) < len(known)
+    schedule = _Schedule(seat, builders, arch, cards, sizes, turns)
     totals = [0.0] * builders
     for sample in range(SAMPLES):
-        when, sites = draws.when[sample], draws.site[sample]
+        timed = schedule.timed(draws.when[sample], draws.architetto[sample])
+        towers = (start[0].copy(), start[1].copy())
+        floors = _build(
+            towers, timed, draws.site[sample], seat=seat, arch=arch, capacity=capacity,
+            high=high, low=low,
+        )  # fmt: skip
+        if floors < capacity:  # R41: never scored
+            continue
+        holders = [seat if tower.held() else tower.who for tower in towers]
+        taller = 0 if towers[0].size > towers[1].size else 1
+        totals[holders[taller]] += high
+        totals[holders[1 - taller]] += low
+    return tuple(total / SAMPLES for total in totals)
+
+
+class _Schedule:
+    """When each remaining card of a city comes in a play-out, and who plays it: a card in a
+    known hand at one of its holder's next turns (two of one hand at two of them), any other
+    at any of the turns left, by the seat whose turn that is or by the Architetto."""
+
+    __slots__ = (
+        "arch",
+        "builders",
+        "cards",
+        "later",
+        "offsets",
+        "seat",
+        "seats",
+        "shared",
+        "sizes",
+    )
+
+    def __init__(  # noqa: PLR0917 (play_out's own inputs)
+        self,
+        seat: int,
+        builders: int,
+        arch: int,
+        cards: tuple[tuple[int, int, int], ...],
+        sizes: tuple[int, ...],
+        turns: int,
+    ) -> None:
+        self.seat, self.builders, self.arch = seat, builders, arch
+        self.cards, self.sizes = cards, sizes
+        self.seats = len(sizes)
+        self.later = max(turns, 1)
+        self.offsets = [(holder - seat - 1) % self.seats for holder in range(self.seats)]
+        known = [holder for _, _, holder in cards if holder >= 0]
+        self.shared = len(set(known)) < len(known)
+
+    def timed(
+        self, when: list[float], architetto: list[float]
+    ) -> list[tuple[float, int, int, int]]:
+        """(moment, index, crests, builder) of each card, in the order they come, by one
+        sample's draws of the cards' times and of the Architetto's cards."""
+        seat, seats, arch, builders = self.seat, self.seats, self.arch, self.builders
+        sizes, offsets, shared, later = self.sizes, self.offsets, self.shared, self.later
         timed: list[tuple[float, int, int, int]] = []
         taken: set[tuple[int, int]] = set()
-        for index, crests, holder in cards:
+        for index, crests, holder in self.cards:
             if holder >= 0:
                 hand = sizes[holder] or 1
                 slot = int(when[index] * hand)
@@ -153,35 +204,46 @@ def play_out(  # noqa: PLR0917 (the whole input is the memo's key)
                 timed.append((offsets[holder] + seats * slot + 0.5, index, crests, holder))
             else:
                 moment = when[index] * later
-                if arch >= 0 and draws.architetto[sample][index] * builders < 1:
+                if arch >= 0 and architetto[index] * builders < 1:
                     timed.append((moment, index, crests, arch))
                 else:
                     timed.append((moment, index, crests, (seat + 1 + int(moment)) % seats))
         timed.sort()
-        towers = (start[0].copy(), start[1].copy())
-        floors = towers[0].size + towers[1].size
-        for _moment, index, crests, builder in timed:
-            for floor in range(crests):
-                if floors >= capacity:
-                    break
-                draw = sites[CRESTS * index + floor % CRESTS]
-                if floors + 1 == capacity and not (towers[0].size and towers[1].size):
-                    site = 0 if not towers[0].size else 1  # R12
-                elif builder == seat:
-                    site = _best_site(towers, high, low)
-                elif builder == arch:
-                    site = _architetto_site(towers, arch, draw)
-                else:
-                    site = 0 if draw < 0.5 else 1
-                towers[site].build(builder, seat)
-                floors += 1
-        if floors < capacity:  # R41: never scored
-            continue
-        holders = [seat if tower.held() else tower.who for tower in towers]
-        taller = 0 if towers[0].size > towers[1].size else 1
-        totals[holders[taller]] += high
-        totals[holders[1 - taller]] += low
-    return tuple(total / SAMPLES for total in totals)
+        return timed
+
+
+def _build(
+    towers: tuple[_Site, _Site],
+    timed: list[tuple[float, int, int, int]],
+    sites: list[float],
+    *,
+    seat: int,
+    arch: int,
+    capacity: int,
+    high: int,
+    low: int,
+) -> int:
+    """The floors of the `timed` cards built on `towers` until the city is full: the
+    evaluating seat's where it holds the most, the Architetto's by R21, anyone else's on
+    either site by the sample's draw, the last one on an empty site (R12); the city's floors
+    in the end."""
+    floors = towers[0].size + towers[1].size
+    for _moment, index, crests, builder in timed:
+        for floor in range(crests):
+            if floors >= capacity:
+                break
+            draw = sites[CRESTS * index + floor % CRESTS]
+            if floors + 1 == capacity and not (towers[0].size and towers[1].size):
+                site = 0 if not towers[0].size else 1  # R12
+            elif builder == seat:
+                site = _best_site(towers, high, low)
+            elif builder == arch:
+                site = _architetto_site(towers, arch, draw)
+            else:
+                site = 0 if draw < 0.5 else 1
+            towers[site].build(builder, seat)
+            floors += 1
+    return floors
 
 
 def _best_site(towers: tuple[_Site, _Site], high: int, low: int) -> int:
