@@ -34,6 +34,7 @@ from domain.setup import check_options
 from domain.shuffle import ALGORITHM, commitment
 from domain.unknown_fields import unknown_fields
 from evidence.checks import Check, Refusal
+from evidence.json_alike import Ambiguous, members_named_once
 from evidence.record import FORMAT, Record, deal_of, players_of
 from evidence.redecide import redecide
 from evidence.signature_checks import Evidence
@@ -138,31 +139,20 @@ def _shape(raw: bytes) -> tuple[Record, dict[str, Any]]:
     return record, document
 
 
-class _Ambiguous(ValueError):
-    pass
-
-
 def _one_reading(raw: bytes) -> dict[str, Any]:
     """The document as JSON values, if every JSON reader reads it the same (I-JSON, RFC
     7493, as the canonical form of the signature needs): no member named twice in one
-    object, whose readers keep the first or the last, and no integer beyond 2^53 - 1, which
-    many read as another."""
-
-    def members(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        names = [name for name, _value in pairs]
-        if len(set(names)) != len(names):
-            twice = next(name for name in names if names.count(name) > 1)
-            raise _Ambiguous(f"a member named {twice!r} twice in one object")
-        return dict(pairs)
+    object (`members_named_once`), and no integer beyond 2^53 - 1, which many read as
+    another."""
 
     def whole(text: str) -> int:
         if len(text.lstrip("-")) > 16 or abs(int(text)) > 2**53 - 1:
-            raise _Ambiguous(f"the number {text[:24]} is beyond 2^53 - 1")
+            raise Ambiguous(f"the number {text[:24]} is beyond 2^53 - 1")
         return int(text)
 
     try:
-        document = json.loads(raw, object_pairs_hook=members, parse_int=whole)
-    except _Ambiguous as error:
+        document = json.loads(raw, object_pairs_hook=members_named_once, parse_int=whole)
+    except Ambiguous as error:
         raise Refusal(
             "shape", f"not a {FORMAT} document every reader reads alike: {error}"
         ) from None

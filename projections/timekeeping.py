@@ -7,9 +7,10 @@ A turn is a run of appends of one seat (the clock's own may take two: an append 
 hidden card is turned up, R42). It may take `per_move` before the seat's bank is drawn on;
 what a turn leaves of `per_move` goes to the bank, up to the most it may hold. The deadline
 of the turn running is its start plus `per_move` plus the bank; after `hand_over_after`
-turns in a row that the clock played (any of), it is its start plus `GRACE_SECONDS`, so that
-the bot plays the seat at once but a person who comes back can still take their turn (and
-with it their seat: one turn played by the person and the count is back to 0).
+turns in a row that the clock played (any of), it is its start plus `GRACE_SECONDS`, the
+shortest turn a clock may give, so that the bot plays the seat at once but a person who comes
+back can still take their turn (and with it their seat: one turn played by the person and the
+count is back to 0).
 
 A player on vacation has their clocks stand still in every game: a turn is charged its time
 less what the player's vacations cover, and its deadline moves on by as much.
@@ -32,11 +33,12 @@ from store.command_path import CommandPath
 from store.protocol import Op
 from store.reads import batches_op
 from store.records import Batch, meta_decoder
-from store.time_controls import TimeControl
+from store.time_controls import HOUR, MIN_PER_MOVE_HOURS, TimeControl
 from store.vacations import vacations_op
 
-GRACE_SECONDS = 60.0
-"""What a turn may take once the seat is played by the bot after its timeouts."""
+GRACE_SECONDS = MIN_PER_MOVE_HOURS * HOUR
+"""What a turn may take once the seat is played by the bot after its timeouts: the shortest
+turn any clock gives (a minute), so a handed-over seat never waits longer than a played one."""
 CLOCK_BY = "clock:"
 """How the record's `by` begins in a turn the clock played (`clock:greedy`)."""
 

@@ -29,6 +29,7 @@ from server.schema.errors import (
     NotReady,
     SeatViewSecret,
     Unauthorized,
+    cut,
 )
 from server.transport import metrics
 from server.transport.request_ids import request_id_of
@@ -66,7 +67,7 @@ def _illegal(error: IllegalCommand, index: int | None) -> ErrorBody:
     return ErrorBody(status, error.code, error.message, rule=error.rule, index=index)
 
 
-def _body(error: Exception) -> ErrorBody | None:
+def _body(error: Exception, scope: Any) -> ErrorBody | None:
     """The answer to a known error, or None for an unexpected one."""
     match error:
         case CommandRefused():
@@ -122,51 +123,82 @@ def _body(error: Exception) -> ErrorBody | None:
             return ErrorBody(503, "unavailable", "the game store is unreachable; try again")
         case NotReady():
             return ErrorBody(503, "not_ready", f"not ready: {error}", field=error.failed[0][0])
+    return _bad_input(error, scope)
+
+
+def _unknown(field: str) -> str:
+    """The words for a member that is no field of its object, naming the object by its JSON
+    path when it is not the body itself (as a JSON tool would point at it)."""
+    said = "not a field of this request (unknown fields are refused)"
+    parent, _, name = field.rpartition(".")
+    return f"{said}: the object at `$.{parent}` has no `{name}`" if parent else said
+
+
+def _bad_input(error: Exception, scope: Any) -> ErrorBody | None:
+    """A 400 for a request that is not what it must be, in the one style of them all, whether
+    the body, a query or path parameter or a header is wrong: `field` names it (its path in the
+    body, `digest.hour`, or the parameter as it is sent, `as`), and the message says it first,
+    then what is wrong with it, for people."""
+    match error:
         case BadParameter():
-            return ErrorBody(400, "bad_request", error.message, field=error.field)
+            return _bad(error.field, error.message)
         case msgspec.DecodeError():  # the strict second reading of a body
-            return ErrorBody(
-                400, "bad_request", f"invalid request body: {error}", field=_decoded_field(error)
-            )
+            field = _decoded_field(error)
+            said = _AT.sub("", str(error))
+            if field is None:
+                return _bad(None, f"invalid request body: {said}")
+            if _UNKNOWN.search(said):
+                return _bad(field, _unknown(field))
+            if _MISSING.search(said):
+                return _bad(field, "a required field is missing")
+            return _bad(field, said)
         case RecursionError():
-            return ErrorBody(400, "bad_request", "the request body is nested too deeply")
-        case ValidationException():
-            return ErrorBody(400, "bad_request", _validation_message(error), field=_field(error))
+            return _bad(None, "the request body is nested too deeply")
+        case ValidationException():  # Litestar's reading of a parameter
+            item = next((i for i in error.extra or () if isinstance(i, dict)), {})
+            key, said = item.get("key"), str(item.get("message") or "not valid")
+            if not isinstance(key, str) or not key:
+                return _bad(None, f"invalid request: {said}")
+            return _bad(_sent_name(scope, key), said)
         case HTTPException():
             code = _HTTP_CODES.get(error.status_code, f"http_{error.status_code}")
             return ErrorBody(error.status_code, code, str(error.detail))
     return None
 
 
-_AT = re.compile(r"at `\$\.?([^`]*)`")
+def _bad(field: str | None, what: str) -> ErrorBody:
+    """`field: what`, the same whoever found it wrong (msgspec's words begin in capitals, as
+    a sentence of their own: "Expected `int` >= 0")."""
+    said = what[:1].lower() + what[1:] if what[:2].istitle() else what
+    return ErrorBody(400, "bad_request", f"{field}: {said}" if field else said, field=field)
+
+
+_AT = re.compile(r" - at `\$[^`]*`")
+_PATH = re.compile(r"at `\$\.?([^`]*)`")
 _UNKNOWN = re.compile(r"unknown field `([^`]+)`")
+_MISSING = re.compile(r"missing required field `([^`]+)`")
 
 
 def _decoded_field(error: msgspec.DecodeError) -> str | None:
     """The field of the body a decoding error is about (`digest.hour`, `seats`, a field that
-    is not known), from msgspec's words, which name its path (`at $.digest.hour`)."""
+    is not known or is missing), from msgspec's words, which name its path (`at
+    $.digest.hour`)."""
     said = str(error)
-    at, unknown = _AT.search(said), _UNKNOWN.search(said)
+    at, named = _PATH.search(said), _UNKNOWN.search(said) or _MISSING.search(said)
     path = at.group(1) if at else ""
-    if unknown:
-        path = f"{path}.{unknown.group(1)}" if path else unknown.group(1)
+    if named:
+        path = f"{path}.{named.group(1)}" if path else named.group(1)
     return path or None
 
 
-def _field(error: ValidationException) -> str | None:
-    """The parameter a validation error names (`after`, `version`, ...), if it names one."""
-    extra = error.extra if isinstance(error.extra, list) else []
-    keys = [item.get("key") for item in extra if isinstance(item, dict)]
-    return next((key for key in keys if isinstance(key, str) and key), None)
-
-
-def _validation_message(error: ValidationException) -> str:
-    extra = error.extra if isinstance(error.extra, list) else []
-    details = "; ".join(
-        f"{item.get('message')} at {item.get('key')}" if isinstance(item, dict) else str(item)
-        for item in extra
-    )
-    return f"{error.detail}: {details}" if details else str(error.detail)
+def _sent_name(scope: Any, key: str) -> str:
+    """A parameter as the client sends it (`as`), where Litestar's error names the handler's
+    argument (`as_seat`): the name its `QueryParameter` (or header, cookie) gives it."""
+    handler = scope.get("route_handler")
+    parameter = handler.parsed_fn_signature.parameters.get(key) if handler is not None else None
+    declared = getattr(parameter, "kwarg_definition", None)
+    names = (getattr(declared, alias, None) for alias in ("name", "query", "header", "cookie"))
+    return next((name for name in names if isinstance(name, str) and name), key)
 
 
 _HTTP_CODES = {
@@ -187,7 +219,7 @@ def refusal(scope: Any, error: Exception) -> tuple[ErrorBody, dict[str, str]]:
     # to the log context: the id is taken here, and named in the log lines below.
     request_id = request_id_of(scope)
     path = scope["path"]
-    body = _body(error)
+    body = _body(error, scope)
     if body is None:
         log.exception("unexpected error", request_id=request_id, path=path)
         body = ErrorBody(500, "internal", "an unexpected error; quote the request id")
@@ -204,7 +236,8 @@ def refusal(scope: Any, error: Exception) -> tuple[ErrorBody, dict[str, str]]:
     metrics.refused(body.error)
     if not scope.get("path_template"):  # no route took it: no door timed it
         metrics.observe(scope, 0.0)
-    answer = msgspec.structs.replace(body, request_id=request_id)
+    message, field = cut(body.message), None if body.field is None else cut(body.field)
+    answer = msgspec.structs.replace(body, request_id=request_id, message=message, field=field)
     headers = dict(error.headers or {}) if isinstance(error, HTTPException) else {}
     headers["X-Request-ID"] = request_id
     headers.update(security_headers(path))  # error answers too

@@ -150,6 +150,7 @@ class HistoryRoutes(Controller):
                 le=4,
                 description="What this seat saw then (of a finished game, for anyone; while "
                 "the game is on, only your own seat's)",
+                schema_extra={"minimum": 0},  # Litestar leaves a bound of 0 out (falsy)
             ),
         ] = None,
     ) -> View:

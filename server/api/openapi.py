@@ -1,14 +1,17 @@
 """Make the OpenAPI document as strict as the server, and tell how its operations connect.
 
 Litestar's schemas of msgspec Structs do not carry `forbid_unknown_fields` nor the fixed length
-of a tuple; clients and fuzzers that trust the document would send what the server refuses.
-And a created game's id is what every game operation needs: the document says so with
-OpenAPI links, so that stateful tools (and people) can follow from one to the next.
+of a tuple, and drop some bounds msgspec enforces (a bound of 0 on an optional field, every
+bound on the items of a list); clients and fuzzers that trust the document would send what
+the server refuses. And a created game's id is what every game operation needs: the document
+says so with OpenAPI links, so that stateful tools (and people) can follow from one to the next.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from functools import cache
+from typing import Any
 
 import msgspec
 from litestar.openapi.spec import (
@@ -39,6 +42,58 @@ def _strict_structs() -> set[str]:
         and issubclass(kind, msgspec.Struct)
         and kind.__struct_config__.forbid_unknown_fields
     }
+
+
+_BOUNDS = {
+    "minimum": "minimum",
+    "exclusiveMinimum": "exclusive_minimum",
+    "maximum": "maximum",
+    "exclusiveMaximum": "exclusive_maximum",
+    "minLength": "min_length",
+    "maxLength": "max_length",
+    "pattern": "pattern",
+    "minItems": "min_items",
+    "maxItems": "max_items",
+}
+"""The bounds of a JSON Schema that msgspec enforces, and their names in Litestar's `Schema`."""
+
+
+@cache
+def _own_schemas() -> dict[str, Any]:
+    """msgspec's own JSON Schema of every request body (and of what they hold): exactly what
+    the server's strict reading of a body enforces."""
+    bodies = [
+        kind
+        for kind in vars(requests).values()
+        if isinstance(kind, type)
+        and issubclass(kind, msgspec.Struct)
+        and kind.__module__ == requests.__name__
+    ]
+    return msgspec.json.schema_components(bodies)[1]
+
+
+def _restore_bounds(own: Any, schema: Schema | Reference | bool | None) -> None:
+    """Put back into Litestar's `schema` each bound of msgspec's `own` schema of the same
+    value that it lost, in its properties and items too."""
+    if not isinstance(schema, Schema) or not isinstance(own, dict):
+        return
+    value = next((b for b in own.get("anyOf", ()) if b.get("type") not in (None, "null")), own)
+    for bound, attribute in _BOUNDS.items():
+        if bound in value and getattr(schema, attribute) is None:
+            setattr(schema, attribute, value[bound])
+    for name, member in (own.get("properties") or {}).items():
+        _restore_bounds(member, (schema.properties or {}).get(name))
+    _restore_bounds(value.get("items"), schema.items)
+
+
+CLOSED = ("Delegates",)
+"""Answers documented as having no members beyond their own, though their Structs do not
+forbid more: `Delegates` names its members `A` to `D`, and a Python client generated from the
+document (openapi-python-client) reads a model's remaining members from a local variable `d`
+that its member `D` overwrites, so that the record it decoded could not be encoded again. A
+record's delegates never have other members (the audit refuses a member that the record format
+does not have), and with none allowed the generated code keeps no remaining members at all:
+the wire name `D`, every stored record and the record format stay as they are."""
 
 
 def _schemas(schema: Schema | Reference | bool | None) -> Iterator[Schema]:
@@ -128,17 +183,19 @@ def _busy(openapi: OpenAPI) -> None:
 
 
 def tighten(openapi: OpenAPI) -> None:
-    """Forbid unknown fields where the server does, fix the length of tuples, link the
-    creation of a game to the operations on it, describe the bodies read by hand, say the
-    refusal any operation may meet."""
+    """Forbid unknown fields where the server does, fix the length of tuples, put back the
+    bounds Litestar lost, link the creation of a game to the operations on it, describe the
+    bodies read by hand, say the refusal any operation may meet."""
     _link_games(openapi)
     _audit_body(openapi)
     _busy(openapi)
     strict = _strict_structs()
+    own = _own_schemas()
     components = openapi.components.schemas or {}
     for name, component in components.items():
-        if isinstance(component, Schema) and name in strict:
+        if isinstance(component, Schema) and (name in strict or name in CLOSED):
             component.additional_properties = False
+        _restore_bounds(own.get(name), component)
         for schema in _schemas(component):
             if schema.prefix_items is not None:
                 schema.min_items = schema.max_items = len(schema.prefix_items)

@@ -11,10 +11,18 @@ from litestar.params import FromPath, JSONBody, QueryParameter
 from server.api.params import PlayerId, Svc, ViewerId
 from server.api.reading import provide_player, provide_viewer
 from server.schema.errors import error_responses
+from server.schema.limits import MESSAGE_ID
 from server.schema.requests import NewMessage
 from store.talk import TalkMessage
 
-After = Annotated[str, QueryParameter(max_length=41, description="Only the messages after this id")]
+After = Annotated[
+    str,
+    QueryParameter(
+        max_length=41, pattern=MESSAGE_ID,
+        description="Only the messages after this id (a message's `id`: two whole numbers "
+        "joined by `-`)",
+    ),
+]  # fmt: skip
 
 
 class TalkRoutes(Controller):

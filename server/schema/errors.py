@@ -4,13 +4,16 @@ server's own that the error table (`server.api.error_table`) answers.
 
 from __future__ import annotations
 
+import re
+
 import msgspec
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import Example
 
 
 class BadParameter(ValueError):
-    """A parameter outside the body (a header, say) that is not what it must be: 400."""
+    """A part of a request that is not what it must be (a parameter, a header, a field of the
+    body): 400, naming it."""
 
     def __init__(self, field: str, message: str) -> None:
         super().__init__(f"{field}: {message}")
@@ -28,6 +31,28 @@ class ErrorBody(msgspec.Struct, frozen=True, omit_defaults=True):
     rule: str | None = None
     index: int | None = None
     current_version: int | None = None
+
+
+MAX_ECHO = 64
+"""The longest run of characters without a space an answer repeats of what it was sent (an id,
+a name, a field): a longer one was never anybody's, and is cut (`cut`)."""
+MAX_MESSAGE = 500
+"""The longest message an answer gives: the server's own are well under it."""
+_RUN = re.compile(rf"\S{{{MAX_ECHO + 1},}}")
+
+
+def cut(text: str) -> str:
+    """`text` with each run of more than `MAX_ECHO` characters without a space cut to its first
+    `MAX_ECHO`, and all of it to `MAX_MESSAGE`, each saying how much was cut: a refusal that
+    repeats what it was sent (a 3,000-character id) stays short and says so."""
+    text = _RUN.sub(lambda run: _shortened(run.group(), MAX_ECHO), text)
+    return _shortened(text, MAX_MESSAGE)
+
+
+def _shortened(text: str, most: int) -> str:
+    if len(text) <= most:
+        return text
+    return f"{text[:most]}... ({len(text) - most:,} more characters cut)"
 
 
 class Unauthorized(Exception):
@@ -98,7 +123,7 @@ ERROR_EXAMPLES: dict[int, ErrorBody] = {
     400: ErrorBody(
         400,
         "bad_request",
-        "a version is a whole number from 0 to 9007199254740991",
+        "Last-Event-ID: a version is a whole number from 0 to 9007199254740991",
         "5f1c09aa00000012",
         field="Last-Event-ID",
     ),

@@ -12,6 +12,7 @@ from domain.commands import Command
 from domain.names import MAX_NAME
 from domain.setup import MAX_ENTROPY
 from server.schema.errors import BadParameter
+from store.time_controls import MIN_PER_MOVE_HOURS
 
 Name = Annotated[
     str,
@@ -78,7 +79,7 @@ def limits() -> list[tuple[str, str]]:
         ("`commands` per request", f"1-{MAX_COMMANDS}"),
         ("`invite_code`", f"at most {MAX_INVITE_CODE} characters"),
         ("`bots`", f"at most {MAX_BOTS} (and at most `seats - 1`)"),
-        ("`clock.per_move_hours`", f"above 0, at most {MAX_HOURS} (60 days)"),
+        ("`clock.per_move_hours`", f"at least 1/60 (one minute), at most {MAX_HOURS} (60 days)"),
         ("`clock.bank_hours`, `clock.max_bank_hours`", f"0 to {MAX_HOURS}"),
         ("`clock.hand_over_after`", "1-100"),
         ("`reminder_hours`", f"at most {MAX_REMINDERS}, each above 0 and at most {MAX_HOURS}"),
@@ -107,6 +108,17 @@ def parse_version(text: str, field: str) -> int:
 Hours = Annotated[float, msgspec.Meta(gt=0, le=MAX_HOURS)]
 
 
+PerMoveHours = Annotated[
+    float,
+    msgspec.Meta(
+        ge=MIN_PER_MOVE_HOURS, le=MAX_HOURS,
+        description="At least 1/60 (one minute), at most 1440 (60 days)",
+    ),
+]  # fmt: skip
+"""A turn's time: at least a minute, so that a person can meet its deadline, and never less
+than the grace of a seat handed over to its bot (`store.time_controls.MIN_PER_MOVE_HOURS`)."""
+
+
 BankHours = Annotated[float, msgspec.Meta(ge=0, le=MAX_HOURS)]
 
 
@@ -123,3 +135,8 @@ Reminders = Annotated[list[Hours], msgspec.Meta(max_length=MAX_REMINDERS)]
 
 MAX_TALK = 500
 """The characters of a message of table talk, once cleaned."""
+
+
+MESSAGE_ID = r"^[0-9]{1,20}-[0-9]{1,20}$"
+"""A message of table talk's id, as its thread's stream numbers it: two whole numbers joined by
+`-` (what `after` takes)."""

@@ -20,8 +20,8 @@ from server.schema.limits import (
     CommandId,
     Commands,
     Entropy,
-    Hours,
     Name,
+    PerMoveHours,
     Reminders,
     Version,
 )
@@ -43,8 +43,8 @@ class BotSeat(_Request, frozen=True):
 class ClockSetting(_Request, frozen=True):
     """A game's clock (docs/api.md "Clocks")."""
 
-    per_move_hours: Hours
-    """What each turn may take before the bank is drawn on."""
+    per_move_hours: PerMoveHours
+    """What each turn may take before the bank is drawn on (at least a minute)."""
     bank_hours: BankHours = 0.0
     """Each seat's bank of extra time at the start."""
     max_bank_hours: BankHours | None = None

@@ -16,7 +16,7 @@ from litestar.exceptions import HTTPException
 
 from domain.names import clean_text
 from server.schema.errors import BadParameter
-from server.schema.limits import MAX_TALK
+from server.schema.limits import MAX_TALK, MESSAGE_ID
 from server.services.accounts import AccountService
 from server.services.games import GameService
 from store.clock import iso
@@ -26,7 +26,10 @@ from store.talk import TalkMessage, count_message_op, post_op, thread_op
 RATE = 5
 """Messages a player may send in one game in `WINDOW_SECONDS`."""
 WINDOW_SECONDS = 60
-_ID = re.compile(r"[0-9]{1,20}-[0-9]{1,20}")
+_ID = re.compile(MESSAGE_ID)
+LAST = 2**64 - 1
+"""The largest either number of a message id may be: Redis keeps each in 64 bits, where the
+id's pattern allows 20 digits."""
 
 
 class TalkService:
@@ -58,4 +61,17 @@ class TalkService:
         state = await self.games.state(game_id)
         if not state.finished and (viewer is None or state.seat_of(viewer) is None):
             raise NotSeated(game_id)
-        return await self.games.run(thread_op(self.prefix, game_id, after))
+        stream_id = _stream_id(after)
+        if stream_id is None:
+            return []
+        return await self.games.run(thread_op(self.prefix, game_id, stream_id))
+
+
+def _stream_id(after: str) -> str | None:
+    """A message id as Redis reads one (each number at most `LAST`: a larger sequence number
+    reads as the largest, since no message comes between), or None when no message can come
+    after it."""
+    time, sequence = (int(number) for number in after.split("-"))
+    if time > LAST or (time == LAST and sequence >= LAST):
+        return None
+    return f"{time}-{min(sequence, LAST)}"

@@ -12,9 +12,11 @@ import shutil
 import subprocess
 import sys
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from litestar import Litestar
 from litestar.testing import TestClient
@@ -35,23 +37,69 @@ def _document(client: TestClient[Litestar], directory: Path) -> Path:
 def test_a_python_client_generated_from_the_document_plays_a_whole_game(
     client: TestClient[Litestar], live_server: LiveServer, tmp_path: Path
 ) -> None:
-    document = _document(client, tmp_path)
+    with _generated(client, tmp_path) as generated:
+        _play(generated, live_server.url)
+
+
+@pytest.mark.redis
+@pytest.mark.timeout(300)
+def test_a_record_a_generated_client_read_is_sent_back_to_the_audit_and_holds_up(
+    client: TestClient[Litestar], live_server: LiveServer, tmp_path: Path
+) -> None:
+    """The generated models read a record and write it again as it was (a member of the
+    delegates is named `D`, which the generator's own variable `d` must not overwrite), so a
+    client can hand the audit the very record it was served."""
+    with _generated(client, tmp_path) as generated:
+        _send_a_record_back(generated, live_server.url)
+
+
+@contextlib.contextmanager
+def _generated(client: TestClient[Litestar], directory: Path) -> Iterator[Any]:
+    """The package openapi-python-client generates from the served document, imported."""
+    document = _document(client, directory)
     environment = {"PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin"}
     done = subprocess.run(
         [str(GENERATOR), "generate", "--path", str(document), "--meta", "none",
-         "--output-path", str(tmp_path / "patrician_client")],
+         "--output-path", str(directory / "patrician_client")],
         capture_output=True, text=True, check=False, env=environment, timeout=240,
     )  # fmt: skip
     said = done.stdout + done.stderr
     assert done.returncode == 0, said
     assert "Warning" not in said and "error" not in said.lower(), said
-    sys.path.insert(0, str(tmp_path))
+    sys.path.insert(0, str(directory))
     try:
-        _play(importlib.import_module("patrician_client"), live_server.url)
+        yield importlib.import_module("patrician_client")
     finally:
-        sys.path.remove(str(tmp_path))
+        sys.path.remove(str(directory))
         for name in [m for m in sys.modules if m.startswith("patrician_client")]:
             del sys.modules[name]
+
+
+def _send_a_record_back(generated: Any, url: str) -> None:
+    """A finished game (a towers game with the delegates, called off before it starts: its
+    record is complete and signed), its record read into the generated `Record` and sent to
+    `POST /api/audit` as that model writes it."""
+    models = importlib.import_module("patrician_client.models")
+    operation = "patrician_client.api.{}".format
+    create_player = importlib.import_module(operation("players.create_player"))
+    create_game = importlib.import_module(operation("games.create_game"))
+    cancel_game = importlib.import_module(operation("games.cancel_game"))
+    get_record = importlib.import_module(operation("games.get_record"))
+    audit_record = importlib.import_module(operation("records.audit_record"))
+    with generated.Client(base_url=url) as anonymous:
+        made = create_player.sync(client=anonymous, body=models.NewPlayer(name="Ada"))
+        with generated.AuthenticatedClient(base_url=url, token=made.token) as ada:
+            options = models.NewGame(seats=3, modules=["delegates"])
+            created = create_game.sync(client=ada, body=options)
+            cancel_game.sync(created.game_id, client=ada)
+        record = get_record.sync(created.game_id, client=anonymous)
+        assert isinstance(record, models.Record), record
+        assert record.complete and record.game_data.delegates.d is not None
+        served = httpx.get(f"{url}/api/games/{created.game_id}/record").json()
+        assert record.to_dict() == served, "written again as it was served"
+        audited = audit_record.sync(client=anonymous, body=record.to_dict())
+    assert isinstance(audited, models.AuditResult), audited
+    assert audited.ok, [check.to_dict() for check in audited.checks]
 
 
 def _play(generated: Any, url: str) -> None:

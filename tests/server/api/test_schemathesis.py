@@ -5,13 +5,18 @@ cases reach past the 404.
 
 Checks: every default check of schemathesis (not_a_server_error, status_code_conformance,
 content_type_conformance, response_headers_conformance, response_schema_conformance,
-negative_data_rejection, missing_required_header, unsupported_method, ignored_auth, ...)
-except one that does not fit this API:
+negative_data_rejection, missing_required_header, unsupported_method, ignored_auth, ...),
+positive_data_acceptance among them, wrapped so as to tell the two kinds of refusal of a
+request the document allows apart:
 
-- positive_data_acceptance: a request the schema allows is refused by design when the rules
-  refuse it: 422 for options the engine checks (`seats: 0`, an edition or module that does not
-  exist) and for every command that is not legal now, 409 for a stale version, 403 for a wrong
-  invite. The shapes the server refuses are in the document (test_openapi_document_* below).
+- the game's answer, which no schema can give: the rules refuse a command that is not legal
+  now (422 with its `rule`), a stale version (409, `current_version`), a wrong invite (403),
+  and the checks of options and settings that hang on other fields, on the text once cleaned
+  or on the world (422 `invalid_option` or `invalid_setting` with `field`: `bots` beyond
+  `seats - 1`, an unknown time zone, a vacation while on one). These pass;
+- a schema gap: a 400 (the request is malformed, `field` names what) for a request the
+  document allows, or any other refusal. These fail, so that the document and the server
+  cannot drift apart again.
 
 The live stream (`GET /stream`) is left to the stream tests of test_end_to_end.py: it stays
 open while the game goes on, which a generated case cannot wait out.
@@ -25,6 +30,7 @@ import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
 from schemathesis.generation.case import Case
+from schemathesis.openapi.checks import RejectedPositiveData
 from schemathesis.python.asgi import get_client
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
@@ -96,7 +102,34 @@ def test_the_api_conforms_to_its_openapi_document(case: Case[Any]) -> None:
     case.call_and_validate(
         headers={"Authorization": f"Bearer {WORLD['token']}"},
         excluded_checks=[positive_data_acceptance],
+        additional_checks=[schema_valid_requests_are_accepted_or_refused_by_the_game],
     )
+
+
+GAME_ANSWERS = frozenset({"invalid_option", "invalid_setting"})
+"""The codes of a 422 that checks what no schema can state (see the module's words)."""
+
+
+def schema_valid_requests_are_accepted_or_refused_by_the_game(
+    ctx: Any, response: Any, case: Case[Any]
+) -> bool | None:
+    """positive_data_acceptance, but for the game's own refusals (its statuses 401, 403, 404,
+    409 and 429 it takes already): a 422 of the rules or of the checks of options and
+    settings passes, a 400 (or any other refusal) of a request the document allows fails."""
+    try:
+        return positive_data_acceptance(ctx, response, case)
+    except RejectedPositiveData:
+        if response.status_code == 422 and _the_games_answer(response):
+            return None
+        raise
+
+
+def _the_games_answer(response: Any) -> bool:
+    try:
+        body = response.json()
+    except ValueError:
+        return False
+    return isinstance(body, dict) and bool(body.get("rule") or body.get("error") in GAME_ANSWERS)
 
 
 # --- what the document says ---------------------------------------------------------------
