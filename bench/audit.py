@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 from evidence.audit import audit  # noqa: E402
 from store import chain  # noqa: E402
-from store.records import StoredEvent  # noqa: E402
+from store.stored import StoredEvent  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures" / "records"
 TARGET_MS = 100.0

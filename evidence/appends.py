@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from evidence.record import RecordCommand
 from store.games import client_command_id
-from store.records import Batch, meta_decoder
+from store.stored import Batch, meta_decoder
 
 
 def command_of(batch: Batch) -> RecordCommand:

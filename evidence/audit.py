@@ -39,7 +39,7 @@ from evidence.record import FORMAT, Record, deal_of, players_of
 from evidence.redecide import redecide
 from evidence.signature_checks import Evidence
 from store import chain
-from store.records import StoredEvent
+from store.stored import StoredEvent
 
 UNVERIFIED = ("game_id", "commands[].command_id", "commands[].time", "commands[].by")
 """Fields the log does not hold, so that only the signature vouches for them: they are the

@@ -32,7 +32,7 @@ from store.clock import iso
 from store.command_path import CommandPath
 from store.protocol import Op
 from store.reads import batches_op
-from store.records import Batch, meta_decoder
+from store.stored import Batch, meta_decoder
 from store.time_controls import HOUR, MIN_PER_MOVE_HOURS, TimeControl
 from store.vacations import vacations_op
 

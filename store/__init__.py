@@ -12,6 +12,6 @@ stream), `loading` (a game's state from a snapshot and the events after it), `cl
 sync and asyncio stores that carry requests to a Redis client), `command_path` (what the
 command path works with), `games`, `tables` and `reads` (the command path: commands, setting a
 table, reads), `accounts` (players and listings),
-`chain`, `keys`, `records`, `errors`, `scripts`. Nothing here makes a client, and importing
+`chain`, `keys`, `stored`, `errors`, `scripts`. Nothing here makes a client, and importing
 this package imports none of them: the offline audit uses `chain` without Redis installed.
 """

@@ -4,7 +4,7 @@
 -- fails half-way. So every check comes before the first write, and after the checks nothing
 -- can fail: the batch lands whole or not at all.
 --
--- KEYS[1] the game's event stream, KEYS[2] its command records (a hash), KEYS[3] the outbox
+-- KEYS[1] the game's event stream, KEYS[2] its command memos (a hash), KEYS[3] the outbox
 --         stream of its shard, KEYS[4] the game's archive (docs/store.md, "Archive"). All
 --         four share one hash tag, hence one cluster slot. Only when ARGV[12] names a player:
 --         KEYS[5] the game's hand-overs (`store.handovers`, the same slot), and on a single
@@ -13,11 +13,11 @@
 -- ARGV[1] game id
 -- ARGV[2] the expected head, "<version> <32 raw bytes>" (the lean form of docs/store.md)
 -- ARGV[3] the same head as a game stored before the lean form keeps it, "<version> <hex>"
--- ARGV[4] the field of the command's record: 16 bytes of the SHA-256 of its id
--- ARGV[5] the command id itself, which names the records of a game of before the lean form
+-- ARGV[4] the field of the command's memo: 16 bytes of the SHA-256 of its id
+-- ARGV[5] the command id itself, which names the memos of a game of before the lean form
 -- ARGV[6] the command id as the first entry's field `c` keeps it
 -- ARGV[7] the metadata's field, 'm' (opaque) or 'M' (compact)    ARGV[8] metadata
--- ARGV[9] the command record to write, "<first> <last> <nonce><digest>" (8 raw bytes of the
+-- ARGV[9] the command memo to write, "<first> <last> <nonce><digest>" (8 raw bytes of the
 --         call's nonce, 16 of the request digest); both are read from it when the id is known
 -- ARGV[10] the new head, "<last> <32 raw bytes>"           ARGV[11] number of events n
 -- ARGV[12] the player who acts, when a hand-over of their seat refuses the append, else ''
@@ -27,10 +27,10 @@
 -- Every string the script writes is made by the client: on this path of every append, each
 -- string the Lua interpreter builds costs more than the client's f-string.
 --
--- The command records hash maps each command (16 bytes of the hash of its id) to its record,
+-- The command memos hash maps each command (16 bytes of the hash of its id) to its memo,
 -- and its field "" (never such a key, nor a command id, which is not empty) to the head, so that one HMGET reads both and one HSET
 -- writes both: cheaper than reading the last entry of the stream, on the path of every
--- append. Only this script writes either. A game stored before the lean form has records
+-- append. Only this script writes either. A game stored before the lean form has memos
 -- "<first> <last> <hash hex> <nonce> <digest hex>" under the command ids themselves and a hex
 -- head: both are still read here, and its new appends are written in the lean form.
 --
@@ -42,8 +42,8 @@
 --   {'conflict', version, hash}               the head is not the expected one
 --   {'handed'}                                ARGV[12] handed their seat to a bot for good
 --   {'archived'}                              the game is archived: the client answers
--- (hash: 32 raw bytes or, from a record of before the lean form, 64 hex digits.)
--- An XADD that refuses its entry id (the stream ahead of its head record: only a hand-edited
+-- (hash: 32 raw bytes or, from a memo of before the lean form, 64 hex digits.)
+-- An XADD that refuses its entry id (the stream ahead of its head memo: only a hand-edited
 -- stream can be) stops the script with an error before any write.
 
 local count = tonumber(ARGV[11])
@@ -66,12 +66,12 @@ if known then
   local call = string.match(ARGV[9], '^%d+ %d+ (.*)$')
   local nonce, digest = string.sub(call, 1, 8), string.sub(call, 9)
   local first_nonce, first_digest, hash = string.sub(rest, 1, 8), string.sub(rest, 9), nil
-  if #rest ~= 24 then  -- a record of before the lean form: "<hash> <nonce> <digest>", in hex
+  if #rest ~= 24 then  -- a memo of before the lean form: "<hash> <nonce> <digest>", in hex
     hash, first_nonce, first_digest = string.match(rest, '^(%x+) (%S*) (.*)$')
     nonce = nil  -- no call of today's sent it
     digest = (digest:gsub('.', function(c) return string.format('%02x', string.byte(c)) end))
     first_digest = string.sub(first_digest, 1, #digest)
-  else  -- the lean record names no hash: its last entry holds it
+  else  -- the lean memo names no hash: its last entry holds it
     local fields = redis.call('XRANGE', KEYS[1], last .. '-1', last .. '-1')[1][2]
     for i = 1, #fields, 2 do
       if fields[i] == 'H' or fields[i] == 'h' then
@@ -89,7 +89,7 @@ if known then
 end
 
 -- 2. The head must be the one the client chained its hashes from: one string comparison
---    (two for a game whose head record is still in the form of before). It is parsed only
+--    (two for a game whose head memo is still in the form of before). It is parsed only
 --    to tell a refused client the true head.
 local head = found[3] or ('0 ' .. string.rep('\0', 32))  -- a new game: version 0
 if head ~= ARGV[2] and head ~= ARGV[3] then
@@ -117,5 +117,5 @@ for i = 16, 12 + 3 * count, 3 do
   redis.call('XADD', KEYS[1], ARGV[i], 'd', ARGV[i + 1], 'H', ARGV[i + 2])
 end
 redis.call('HSET', KEYS[2], ARGV[4], ARGV[9], '', ARGV[10])
-redis.call('XADD', KEYS[3], '*', 'g', ARGV[1], 'c', ARGV[9])  -- the record names the versions
+redis.call('XADD', KEYS[3], '*', 'g', ARGV[1], 'c', ARGV[9])  -- the memo names the versions
 return {'ok'}

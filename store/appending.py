@@ -18,7 +18,7 @@ from store.errors import CommandIdReused, DuplicateCommand, HandedOver, VersionC
 from store.handovers import legacy_handovers_key
 from store.keys import check_command_id
 from store.protocol import Op, evaluate
-from store.records import (
+from store.stored import (
     AppendMeta,
     AppendResult,
     command_key,
@@ -30,7 +30,7 @@ from store.records import (
 
 def digest(*parts: bytes) -> str:
     """The SHA-256 (hex) of a request's parts, each length-prefixed, so that no two different
-    lists of parts share one byte string: the digest a command record keeps."""
+    lists of parts share one byte string: the digest a command memo keeps."""
     framed = hashlib.sha256()
     for part in parts:
         framed.update(len(part).to_bytes(8, "big"))
@@ -39,7 +39,7 @@ def digest(*parts: bytes) -> str:
 
 
 def stored_digest(request_digest: str) -> bytes:
-    """What a lean command record keeps of a request digest: its first 16 bytes (128 bits
+    """What a lean command memo keeps of a request digest: its first 16 bytes (128 bits
     tell two requests of one command id apart), raw; a digest that is not hex, hashed."""
     try:
         raw = bytes.fromhex(request_digest)
@@ -49,8 +49,8 @@ def stored_digest(request_digest: str) -> bytes:
 
 
 def same_request(recorded: str, request_digest: str) -> bool:
-    """Whether the digest a command record gives back (`streams.command_record`: the whole
-    digest from a record of before the lean form, the hex of its 16 bytes from a lean one)
+    """Whether the digest a command memo gives back (`streams.command_memo`: the whole
+    digest from a memo of before the lean form, the hex of its 16 bytes from a lean one)
     is the one of `request_digest`."""
     return recorded in (request_digest, stored_digest(request_digest).hex())
 
@@ -164,7 +164,7 @@ class AppendCall:
             self.stored_id,
             self.meta_field,
             self.metadata,
-            # the command record: the call's nonce and the request's digest, 8 and 16 bytes
+            # the command memo: the call's nonce and the request's digest, 8 and 16 bytes
             f"{first} {last} ".encode() + self.nonce + stored_digest(self.digest),
             f"{last} ".encode() + hashes[-1],  # the new head
             len(self.datas),
@@ -241,7 +241,7 @@ def append(  # noqa: PLR0917 (the issue's signature: append(game, version, event
 
     Retries: redis-py re-sends a command after a connection or timeout error when its client
     has a `Retry` (the default in redis-py 6 and later). If the first send reached Redis and
-    only the reply was lost, the re-send meets this call's own command record (same command
+    only the reply was lost, the re-send meets this call's own command memo (same command
     id, digest and call nonce) and the script answers with the first result, writing nothing:
     the caller gets its `AppendResult` as if nothing had happened, and the events are stored
     once. NOSCRIPT retries (after a restart) are safe as the script did not run.

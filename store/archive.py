@@ -1,7 +1,7 @@
 """The archive of a finished game: its whole log as one compressed value, and the checks that
 it is whole and untouched (docs/store.md, "Archive").
 
-A finished game never changes again, yet its live form (a stream, a hash of command records,
+A finished game never changes again, yet its live form (a stream, a hash of command memos,
 a snapshot) keeps some 100 KB of Redis memory; packed and compressed it is a fifth of that.
 This module is pure (msgspec, zlib and `store.chain` only): packing, unpacking and verifying,
 so that the archiving job, the readers and any offline tool share one definition of the
@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import msgspec
 
 from store import chain
-from store.records import Batch, StoredEvent
+from store.stored import Batch, StoredEvent
 
 MAGIC = b"patrician-archive 1\n"
 """The first bytes of every archive: the format and its version."""
@@ -32,7 +32,7 @@ class ArchiveBroken(ValueError):
 
 class ArchivedBatch(msgspec.Struct, frozen=True, array_like=True, gc=False):
     """One append: its command id, its metadata (as `Batch.metadata` gives it), its versions
-    and the request digest its command record kept (as `streams.command_record` gives it)."""
+    and the request digest its command memo kept (as `streams.command_memo` gives it)."""
 
     command_id: str
     metadata: bytes
@@ -79,7 +79,7 @@ def build(
     game_id: str, events: Sequence[StoredEvent], batches: Sequence[Batch], digests: dict[str, str]
 ) -> GameArchive:
     """The archive of a game read from its live keys: its events, its appends and the digest
-    of each append's command record (by command id)."""
+    of each append's command memo (by command id)."""
     return GameArchive(
         game_id,
         [event.data for event in events],

@@ -1,9 +1,9 @@
 """Moving a finished game out of its live keys into its archive (docs/store.md, "Archive").
 
 In three steps, each safe to stop after (a crash, a second worker doing the same game):
-1. read the live stream and command records and pack them (`store.archive`);
+1. read the live stream and command memos and pack them (`store.archive`);
 2. write the archive, read it back and check it byte for byte against what the live keys
-   held (the events' bytes and chain hashes, every append and its command record's digest);
+   held (the events' bytes and chain hashes, every append and its command memo's digest);
 3. remove the live keys in one script (`retire.lua`) that first checks the stream is the one
    the archive was made from and the archive the one verified.
 Until step 3 the live keys answer every read; after it, the archive does (`store.archived`):
@@ -23,8 +23,8 @@ from store.client import EventStore
 from store.context import Context
 from store.errors import CorruptGame
 from store.protocol import Call, Op, evaluate
-from store.records import command_key
 from store.shelf import ShelfBroken
+from store.stored import command_key
 
 Outcome = Literal["archived", "gone", "unfinished", "changed"]
 """What archiving a game did: archived it; found no live keys (archived already, or no such
@@ -40,17 +40,17 @@ def archive_game_op(ctx: Context, game_id: str) -> Op[Outcome]:
     events = streams.events_of(entries)
     if not fold(decode_events(event.data for event in events)).finished:
         return "unfinished"
-    records = yield Call("hgetall", (keys.commands,))
-    head = records.pop(b"", None)
+    memos = yield Call("hgetall", (keys.commands,))
+    head = memos.pop(b"", None)
     batches = streams.batches_of(entries)
     digests: dict[str, str] = {}
-    for batch in batches:  # a lean record under 16 bytes of the id's hash, or under the id
-        record = records.pop(command_key(batch.command_id), None)
-        record = records.pop(batch.command_id.encode(), record)
-        if record is not None:
-            digests[batch.command_id] = streams.parse_record(record)[3]
-    if head is None or records or len(digests) != len(batches):
-        raise CorruptGame(f"game {game_id}: its command records are not its appends")
+    for batch in batches:  # a lean memo under 16 bytes of the id's hash, or under the id
+        memo = memos.pop(command_key(batch.command_id), None)
+        memo = memos.pop(batch.command_id.encode(), memo)
+        if memo is not None:
+            digests[batch.command_id] = streams.parse_memo(memo)[3]
+    if head is None or memos or len(digests) != len(batches):
+        raise CorruptGame(f"game {game_id}: its command memos are not its appends")
     try:
         made = packing.build(game_id, events, batches, digests)
         packing.verify(made, game_id)

@@ -29,9 +29,9 @@ from store.context import Context
 from store.errors import translated_errors
 from store.keys import KeySpace
 from store.protocol import Op, Request, dispatch
-from store.records import StoredEvent
 from store.shelf import Shelf
 from store.stepping import Polling, Stepping
+from store.stored import StoredEvent
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -99,7 +99,7 @@ class _Store:
     read = _operation(streams.read)
     batches = _operation(streams.batches)
     command_result = _operation(streams.command_result)
-    command_record = _operation(streams.command_record)
+    command_memo = _operation(streams.command_memo)
     last_batch = _operation(streams.last_batch)
     verify = _operation(streams.verify)
     read_outbox = _operation(streams.read_outbox)

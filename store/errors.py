@@ -13,7 +13,7 @@ from types import TracebackType
 
 from redis import exceptions as redis_errors
 
-from store.records import AppendResult
+from store.stored import AppendResult
 
 
 class StoreError(Exception):

@@ -41,7 +41,7 @@ from store.handovers import handed_over_earlier_op, handed_over_op
 from store.loading import drop_snapshot_op, snapshot_if_due_op
 from store.protocol import Op
 from store.reads import current_op, events_op
-from store.records import AppendMeta, AppendResult, meta_decoder
+from store.stored import AppendMeta, AppendResult, meta_decoder
 
 _commands_encoder = msgspec.json.Encoder()
 
@@ -309,7 +309,7 @@ def _raise_if_known(path: CommandPath, game_id: str, command_id: str, request: s
     """Before refusing a request, look whether its command id was accepted already: then the
     first result is the answer (`DuplicateCommand`), or the id was used for another request
     (`CommandIdReused`)."""
-    known = yield from streams.command_record(path.context, game_id, command_id)
+    known = yield from streams.command_memo(path.context, game_id, command_id)
     if known is None:
         return
     result, first_digest = known

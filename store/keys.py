@@ -1,7 +1,7 @@
 """Where a game lives in Redis: key names, hash tags, shards and stream entry ids.
 
 Every key of one game and the outbox feed of its shard share one hash tag (`{s07}`), so the
-append script, which writes the events, the command record and the outbox together, touches a
+append script, which writes the events, the command memo and the outbox together, touches a
 single Redis Cluster slot and runs unchanged on a cluster. The shard is a stable hash of the game
 id (never Python's `hash`, which changes per process), so every process agrees on it.
 """

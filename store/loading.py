@@ -27,7 +27,7 @@ from store.client import EventStore
 from store.context import Context
 from store.errors import CorruptGame, StoreError
 from store.protocol import Call, Op, evaluate
-from store.records import AppendResult, Head, Snapshot, StoredEvent
+from store.stored import AppendResult, Head, Snapshot, StoredEvent
 from store.streams import entry_hash, stream_version
 
 _state_encoder = msgspec.json.Encoder()

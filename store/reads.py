@@ -13,7 +13,7 @@ from store.errors import GameNotFound
 from store.keys import check_game_id
 from store.loading import load_op
 from store.protocol import Op
-from store.records import Batch, StoredEvent, meta_decoder
+from store.stored import Batch, StoredEvent, meta_decoder
 
 
 def current_op(path: CommandPath, game_id: str, expected: int | None = None) -> Op[State]:

@@ -3,10 +3,10 @@
 -- stream is the one it was made from, in one step, so that no append lands in between and
 -- every reader finds the game in one form or the other at every instant.
 --
--- KEYS[1] the game's event stream, KEYS[2] its command records, KEYS[3] its snapshot,
+-- KEYS[1] the game's event stream, KEYS[2] its command memos, KEYS[3] its snapshot,
 --         KEYS[4] its archive (one hash tag).
 -- ARGV[1] the archive's bytes as verified   ARGV[2] the stream's length   ARGV[3] its last id
--- ARGV[4] the head record of the command records hash ("" field)
+-- ARGV[4] the head memo of the command memos hash ("" field)
 -- Replies 1 (retired), 0 (the live keys are gone already: archived by another worker),
 -- -1 (the game changed since, or its archive is not the one verified: nothing removed, and
 -- an archive that no longer matches the live game is removed, the live keys being the truth).

@@ -12,7 +12,7 @@ from typing import Any, Generic, TypeVar
 from store import streams
 from store.context import Context
 from store.protocol import Op, Request
-from store.records import StoredEvent
+from store.stored import StoredEvent
 
 T = TypeVar("T")
 

@@ -1,5 +1,5 @@
-"""Reading a game's stream and records: the head, a range of events, a blocking poll, the
-appends (batches) with their metadata, command records, the outbox feeds; and the parsing of
+"""Reading a game's stream and command memos: the head, a range of events, a blocking poll, the
+appends (batches) with their metadata, command memos, the outbox feeds; and the parsing of
 redis-py's replies, in each shape it gives them, and of the entries in each form the store has
 written (the lean form and the one before it, docs/store.md "Stream entries").
 
@@ -18,7 +18,7 @@ from store.context import Context
 from store.errors import CorruptGame
 from store.keys import check_command_id, entry_id
 from store.protocol import Call, Op, reply_text
-from store.records import (
+from store.stored import (
     AppendResult,
     Batch,
     Head,
@@ -76,14 +76,14 @@ def _xread_entries(reply: Any) -> Sequence[Any]:
     return entries
 
 
-def parse_record(record: bytes) -> tuple[int, int, str | None, str]:
-    """A command record: first and last version, the hash if the record names it, and the
-    request digest as `command_record` gives it. Lean: "<first> <last> <nonce><digest>" (8
+def parse_memo(memo: bytes) -> tuple[int, int, str | None, str]:
+    """A command memo: first and last version, the hash if the memo names it, and the
+    request digest as `command_memo` gives it. Lean: "<first> <last> <nonce><digest>" (8
     and 16 raw bytes); before: "<first> <last> <hash> <nonce> <digest>", all hex."""
-    first, last, rest = bytes(record).split(b" ", 2)
+    first, last, rest = bytes(memo).split(b" ", 2)
     if len(rest) == 24:
         return int(first), int(last), None, rest[8:].hex()
-    hash_hex, _nonce, digest = rest.split(b" ", 2)  # a record of before the lean form
+    hash_hex, _nonce, digest = rest.split(b" ", 2)  # a memo of before the lean form
     return int(first), int(last), hash_hex.decode(), digest.decode()
 
 
@@ -205,29 +205,29 @@ def _closed(batch: Batch, last_version: int) -> Batch:
 
 def command_result(ctx: Context, game_id: str, command_id: str) -> Op[AppendResult | None]:
     """The result of the append that used `command_id` in this game, or None if none did."""
-    known = yield from command_record(ctx, game_id, command_id)
+    known = yield from command_memo(ctx, game_id, command_id)
     return None if known is None else known[0]
 
 
-def command_record(
+def command_memo(
     ctx: Context, game_id: str, command_id: str
 ) -> Op[tuple[AppendResult, str] | None]:
     """The first result of `command_id` in this game and the digest of its request, so that a
     caller can tell a retry of an accepted request from a reused id (`appending.same_request`:
-    a lean record keeps 16 bytes of the digest, given here in hex)."""
+    a lean memo keeps 16 bytes of the digest, given here in hex)."""
     check_command_id(command_id)
     keys = ctx.keys.game(game_id)
     lean, old = yield Call("hmget", (keys.commands, [command_key(command_id), command_id]))
-    record = lean if lean is not None else old
-    if record is None:
+    memo = lean if lean is not None else old
+    if memo is None:
         archive = yield from load_archive(ctx, game_id)
         batch = None if archive is None else archive.batch(command_id)
         if archive is None or batch is None:
             return None
         last_hash = archive.hashes[batch.last_version - 1].hex()
         return AppendResult(batch.first_version, batch.last_version, last_hash), batch.digest
-    first, last, hash_hex, request_digest = parse_record(record)
-    if hash_hex is None:  # a lean record: the hash is its last entry's
+    first, last, hash_hex, request_digest = parse_memo(memo)
+    if hash_hex is None:  # a lean memo: the hash is its last entry's
         at = entry_id(last)
         entries = yield Call("xrange", (keys.events, at, at))
         hash_hex = entry_hash(entries[0][1])

@@ -22,7 +22,7 @@ from store.games import Outcome, append_op, first_result_op
 from store.keys import check_game_id
 from store.protocol import Call, Op
 from store.reads import current_op
-from store.records import AppendMeta
+from store.stored import AppendMeta
 
 
 def invite_code_of(state: State) -> str:
@@ -116,7 +116,7 @@ def join_op(
         raise WrongInvite(game_id)
     if player in state.players:  # a retried join: its first answer again
         first = state.players[0] == player
-        known = yield from streams.command_record(
+        known = yield from streams.command_memo(
             path.context, game_id, "create" if first else _join_id(state, player)
         )
         if known is not None:
@@ -157,7 +157,7 @@ def _seating_op(
     earlier change this request may be sent again for: if it was made, its first answer is
     the answer."""
     if repeats is not None:
-        known = yield from streams.command_record(path.context, game_id, repeats)
+        known = yield from streams.command_memo(path.context, game_id, repeats)
         if known is not None:
             return (yield from first_result_op(path, game_id, known[0]))
     for _attempt in range(path.conflict_retries + 1):

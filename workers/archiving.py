@@ -23,7 +23,7 @@ from store.archiving import Outcome, archive_game
 from store.client import EventStore
 from store.clock import Clock, system_clock
 from store.errors import StoreError
-from store.records import meta_decoder
+from store.stored import meta_decoder
 from workers.rq_workers import Loop
 
 log = structlog.get_logger("patrician.workers")

@@ -29,7 +29,7 @@ from rq import Queue
 from store import keys as store_keys
 from store.cluster import on_cluster
 from store.keys import KeySpace
-from store.records import entry_request_id
+from store.stored import entry_request_id
 from workers.metrics import DISPATCHED
 from workers.retries import MOVED_RETRY
 from workers.tracing import job_meta

@@ -43,7 +43,7 @@ from store.handovers import earlier_handovers_op, game_handovers_op, handover_le
 from store.notifications import Channels, channels_op, decided_op
 from store.protocol import Op
 from store.reads import current_op, events_op, last_batch_op, log_op, metadata_at_op
-from store.records import AppendMeta, Batch, meta_decoder
+from store.stored import AppendMeta, Batch, meta_decoder
 from store.time_controls import time_control_op
 from workers.bot_play import levels_of, play_pending
 from workers.context import WorkerContext

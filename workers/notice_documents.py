@@ -11,7 +11,7 @@ from domain.evolve import fold
 from projections.notices import Notice, NoticeDocument, notice
 from store.notifications import last_decided_op
 from store.reads import batches_around_op, current_op, hash_at_op, log_op, read_op
-from store.records import Batch, meta_decoder
+from store.stored import Batch, meta_decoder
 from store.talk import KEPT, thread_op
 from store.time_controls import time_control_op
 from workers.context import WorkerContext

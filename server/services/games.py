@@ -37,7 +37,7 @@ from store.clock import Clock, iso, system_clock
 from store.command_path import CommandPath
 from store.errors import GameNotFound
 from store.protocol import Op
-from store.records import meta_decoder
+from store.stored import meta_decoder
 from store.time_controls import TimeControl, set_time_control
 
 T = TypeVar("T")

@@ -28,7 +28,7 @@ from server.services.games import GameService, viewer_seat
 from server.transport.packed import Encoded, Packer
 from store import reads
 from store.notifications import NotificationKeys, mark_watching_op
-from store.records import meta_decoder
+from store.stored import meta_decoder
 
 
 class HistoryService:

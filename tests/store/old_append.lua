@@ -8,11 +8,11 @@
 -- fails half-way. So every check comes before the first write, and after the checks nothing
 -- can fail: the batch lands whole or not at all.
 --
--- KEYS[1] the game's event stream, KEYS[2] its command records (a hash), KEYS[3] the outbox
+-- KEYS[1] the game's event stream, KEYS[2] its command memos (a hash), KEYS[3] the outbox
 --         stream of its shard. All three share one hash tag, hence one cluster slot.
 -- ARGV[1] game id              ARGV[2] the expected head, "<version> <hash>" (hex)
 -- ARGV[3] command id           ARGV[4] metadata
--- ARGV[5] the command record to write, "<first> <last> <hash> <nonce> <digest>": the
+-- ARGV[5] the command memo to write, "<first> <last> <hash> <nonce> <digest>": the
 --         request digest and the call's nonce are read from it when the id is known
 -- ARGV[6] the new head, "<last> <hash>"                    ARGV[7] number of events n
 -- ARGV[8 ..] n triples: entry id, event bytes, chain hash (computed by the client from the
@@ -21,7 +21,7 @@
 -- Every string the script writes is made by the client: on this path of every append, each
 -- string the Lua interpreter builds costs more than the client's f-string.
 --
--- The command records hash maps each command id to "<first> <last> <hash> <nonce> <digest>",
+-- The command memos hash maps each command id to "<first> <last> <hash> <nonce> <digest>",
 -- and its field "" (never a command id, which is not empty) to the head, "<version> <hash>",
 -- so that one HMGET reads both and one HSET writes both: cheaper than reading the last entry
 -- of the stream, on the path of every append. Only this script writes either.

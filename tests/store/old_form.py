@@ -1,5 +1,5 @@
 """Games written as the store wrote them before the lean form (docs/store.md, "Stream
-entries"): hex hashes in `h`, metadata as JSON in `m`, command records under the command ids,
+entries"): hex hashes in `h`, metadata as JSON in `m`, command memos under the command ids,
 a hex head. Written by the store's former append script itself (`old_append.lua`, its code
 unchanged), so that the tests read real old games rather than a guess at them."""
 
@@ -12,7 +12,7 @@ from typing import Any
 from store import chain
 from store.appending import default_digest
 from store.client import EventStore
-from store.records import Batch, StoredEvent
+from store.stored import Batch, StoredEvent
 
 SCRIPT = (Path(__file__).parent / "old_append.lua").read_text(encoding="utf-8")
 

@@ -12,8 +12,8 @@ from store.chain import ZERO_HASH, extend, link, verify
 from store.client import EventStore
 from store.errors import CommandIdReused, DuplicateCommand, StoreError, VersionConflict
 from store.protocol import dispatch
-from store.records import AppendResult
 from store.scripts import source
+from store.stored import AppendResult
 from tests.store.conftest import WITH_CLUSTER, AsyncStoreFactory, run_async
 
 pytestmark = pytest.mark.parametrize("backend", WITH_CLUSTER, indirect=True)

@@ -44,7 +44,7 @@ def _reads(store: EventStore, game_id: str) -> list[Any]:
         fresh.run(streams.batches_around(fresh.context, game_id, 20, 30)),
         fresh.run(streams.batches_around(fresh.context, game_id, 0, 3)),
         [fresh.run(streams.metadata_at(fresh.context, game_id, b.first_version)) for b in batches],
-        [fresh.command_record(game_id, b.command_id) for b in batches],
+        [fresh.command_memo(game_id, b.command_id) for b in batches],
         fresh.command_result(game_id, "no-such-command"),
         list(fresh.follow(game_id, after=30, timeout=0)),
         load_game(fresh, game_id).state,
@@ -103,7 +103,7 @@ def late_calls(store: EventStore, game_id: str) -> list[tuple[Any, ...]]:
     """Appends a finished game refuses: its last append sent again, its command id for other
     content, a command on a version long gone."""
     last = store.batches(game_id)[-1]
-    known = store.command_record(game_id, last.command_id)
+    known = store.command_memo(game_id, last.command_id)
     assert known is not None
     datas = [e.data for e in store.read(game_id, after=last.first_version - 1)]
     return [

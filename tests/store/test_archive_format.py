@@ -19,7 +19,7 @@ from store.archive import (
     pack,
     unpack,
 )
-from store.records import Batch, StoredEvent
+from store.stored import Batch, StoredEvent
 
 
 @st.composite

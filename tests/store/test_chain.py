@@ -7,7 +7,7 @@ import hashlib
 import pytest
 
 from store.chain import ZERO_HASH, ChainBroken, extend, link, verify
-from store.records import StoredEvent
+from store.stored import StoredEvent
 
 
 def _events(datas: list[bytes]) -> list[StoredEvent]:

@@ -21,7 +21,7 @@ from store.errors import CommandIdReused, DuplicateCommand
 from store.games import execute_op
 from store.loading import load_game
 from store.reads import batches_op, current_op, log_op
-from store.records import AppendMeta, command_key, meta_decoder
+from store.stored import AppendMeta, command_key, meta_decoder
 from tests.store.conftest import BACKENDS
 from tests.store.old_form import write_old_game
 
@@ -44,7 +44,7 @@ def _record(store: EventStore, path: CommandPath, game_id: str) -> bytes:
     return msgspec.json.encode(build_record("the-game", state, log, commands, None))
 
 
-def test_a_new_game_keeps_raw_hashes_compact_metadata_and_lean_command_records(
+def test_a_new_game_keeps_raw_hashes_compact_metadata_and_lean_command_memos(
     store: EventStore, path: CommandPath, client: Any
 ) -> None:
     play_finished_game(store, path, "g", seats=2, modules=(), seed=3)
@@ -114,7 +114,7 @@ def test_a_game_stored_before_the_lean_form_plays_on_and_knows_its_old_commands(
     with pytest.raises(DuplicateCommand) as again:
         store.append("old", old.first_version - 1, datas, old.command_id)
     assert again.value.first_result == store.command_result("old", old.command_id)
-    assert store.command_record("old", old.command_id) == (
+    assert store.command_memo("old", old.command_id) == (
         again.value.first_result,
         default_digest(old.first_version - 1, datas),
     )

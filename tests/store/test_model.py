@@ -16,7 +16,7 @@ from store.chain import ZERO_HASH, extend, verify
 from store.client import EventStore
 from store.errors import CommandIdReused, DuplicateCommand, StoreError, VersionConflict
 from store.loading import load_snapshot, save_snapshot
-from store.records import AppendResult, Snapshot
+from store.stored import AppendResult, Snapshot
 from tests.store.conftest import BACKENDS, unique_prefix
 
 pytestmark = pytest.mark.parametrize("backend", BACKENDS, indirect=True)

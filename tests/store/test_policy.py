@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from store.loading import SnapshotPolicy
-from store.records import AppendResult
+from store.stored import AppendResult
 
 
 def test_the_policy_is_due_when_an_append_crosses_a_multiple() -> None:

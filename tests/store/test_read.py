@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from store.chain import ZERO_HASH, verify
 from store.client import EventStore
-from store.records import Batch, Head
+from store.stored import Batch, Head
 from store.streams import BATCH_LOOKBACK, batches_around
 from tests.store.conftest import WITH_CLUSTER, AsyncStoreFactory, run_async
 

@@ -23,7 +23,7 @@ from redis.retry import Retry
 from store.chain import verify
 from store.client import AsyncEventStore, EventStore
 from store.errors import DuplicateCommand, StoreUnavailable
-from store.records import AppendResult
+from store.stored import AppendResult
 from tests.store.conftest import BACKENDS, run_async, unique_prefix
 
 pytestmark = pytest.mark.slow

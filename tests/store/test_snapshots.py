@@ -26,7 +26,7 @@ from store.loading import (
     snapshot_if_due,
     snapshot_tag,
 )
-from store.records import Snapshot
+from store.stored import Snapshot
 from tests.store.conftest import BACKENDS, AsyncStoreFactory, run_async
 
 pytestmark = pytest.mark.parametrize("backend", BACKENDS, indirect=True)

@@ -17,8 +17,8 @@ from store.client import AsyncEventStore, EventStore
 from store.context import Context
 from store.keys import KeySpace
 from store.protocol import Call, Op
-from store.records import StoredEvent
 from store.stepping import Polling, Stepping
+from store.stored import StoredEvent
 
 
 def _two_reads(key: str) -> Op[tuple[Any, Any]]:

@@ -243,7 +243,7 @@ def full_command_id(stored: str, player: str) -> str:
 
 
 def command_key(command_id: str) -> bytes:
-    """The field of a command's record in a lean game's command records hash: 16 bytes of
+    """The field of a command's record in a lean game's command memos hash: 16 bytes of
     the SHA-256 of its id, however long the id (a small hash stays a compact listpack)."""
     return hashlib.sha256(command_id.encode()).digest()[:16]
 
