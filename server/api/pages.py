@@ -60,7 +60,13 @@ class Bundle(msgspec.Struct, frozen=True):
     shells: Mapping[str, Asset]
 
 
-PAGES = {"lobby": "Lobby", "play": "Game", "replay": "Replay", "audit": "Audit"}
+PAGES = {
+    "lobby": "Lobby",
+    "play": "Game",
+    "replay": "Replay",
+    "audit": "Audit",
+    "settings": "Settings",
+}
 """Each page: its module (`<page>.js`) and the title of its shell."""
 
 
@@ -131,6 +137,7 @@ def _page(path: str, page: str, what: str) -> HTTPRouteHandler:
 
 lobby_page = _page("/", "lobby", "The lobby: sign in, your games, the open tables, a new game.")
 audit_page = _page("/audit", "audit", "The audit of a record, in words.")
+settings_page = _page("/settings", "settings", "How a player is told, and their vacation.")
 play_page = _page("/games/{game_id:str}", "play", "A game's play page (a spectator's, alone).")
 replay_page = _page("/games/{game_id:str}/replay", "replay", "The replay viewer of a game.")
 
@@ -151,4 +158,4 @@ async def static_file(
     return send(request, asset, FOREVER)
 
 
-PAGE_ROUTES = [lobby_page, audit_page, play_page, replay_page, static_file]
+PAGE_ROUTES = [lobby_page, audit_page, settings_page, play_page, replay_page, static_file]

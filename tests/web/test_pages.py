@@ -63,6 +63,7 @@ PAGES: list[tuple[str, str]] = [
     ("spectator", "/games/{playing}"),
     ("replay", "/games/{finished}/replay#v=120"),
     ("audit", "/audit#game={finished}"),
+    ("settings", "/settings"),
 ]
 
 
@@ -85,6 +86,7 @@ def test_every_page_draws_cleanly_at_phone_and_desktop_size(
         "sign-in": "Start playing",
         "lobby": "Your games",
         "audit": "every check passed",
+        "settings": "How you are told",
     }.get(name)
     if ready:
         page.page.get_by_text(ready).first.wait_for()
@@ -102,7 +104,7 @@ def test_every_page_draws_cleanly_at_phone_and_desktop_size(
 def test_pages_carry_a_strict_content_security_policy_and_no_inline_script(
     web_server: LiveServer,
 ) -> None:
-    for path in ("/", "/audit", "/games/gnothing", "/games/gnothing/replay"):
+    for path in ("/", "/audit", "/settings", "/games/gnothing", "/games/gnothing/replay"):
         answer = httpx.get(web_server.url + path)
         assert answer.status_code == 200
         policy = answer.headers["content-security-policy"]
