@@ -34,6 +34,8 @@ _TYPES = {
     ".svg": "image/svg+xml",
     ".json": "application/json",
     ".html": "text/html",
+    ".png": "image/png",
+    ".webmanifest": "application/manifest+json",
 }
 FOREVER = "public, max-age=31536000, immutable"
 REVALIDATE = "no-cache"
@@ -142,6 +144,25 @@ play_page = _page("/games/{game_id:str}", "play", "A game's play page (a spectat
 replay_page = _page("/games/{game_id:str}/replay", "replay", "The replay viewer of a game.")
 
 
+def _app_file(name: str, what: str) -> HTTPRouteHandler:
+    """A file of the installable app at the site's root, where the browser looks for it
+    (a service worker covers only the paths under its own), revalidated every time."""
+
+    async def app_file(request: Request[Any, Any, Any]) -> Response[bytes]:
+        return send(request, BUNDLE.files[name], REVALIDATE)
+
+    app_file.__doc__ = what
+    return get(f"/{name}", name=name, include_in_schema=False, opt={"uncompressed": True})(app_file)
+
+
+APP_FILES = [
+    _app_file("sw.js", "The service worker: the offline page, push messages, their clicks."),
+    _app_file("manifest.webmanifest", "What installs the site as an app."),
+    _app_file("icon-192.png", "The app's icon."),
+    _app_file("icon-512.png", "The app's icon, large."),
+]
+
+
 @get(
     "/static/{version:str}/{name:path}",
     name="static-file",
@@ -158,4 +179,12 @@ async def static_file(
     return send(request, asset, FOREVER)
 
 
-PAGE_ROUTES = [lobby_page, audit_page, settings_page, play_page, replay_page, static_file]
+PAGE_ROUTES = [
+    lobby_page,
+    audit_page,
+    settings_page,
+    play_page,
+    replay_page,
+    static_file,
+    *APP_FILES,
+]

@@ -21,5 +21,6 @@ export function frame(title) {
   const header = $("header#top");
   replace(header, nav, notices);
   watchAwaiting(title, notices);
+  if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js").catch(() => {});
   return $("main#main");
 }
