@@ -9,6 +9,7 @@
 
 const OFFLINE = `<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>Offline - Patrician</title>
+<link rel="icon" href="data:,">
 <style>body{font-family:system-ui,sans-serif;background:#f6efe2;color:#2b2118;margin:0}
 header{background:#7a2e1d;color:#fff;padding:.7rem 1rem;font-weight:700}
 main{max-width:34rem;margin:2rem auto;padding:0 1rem}a{color:#7a2e1d}</style></head>
@@ -22,7 +23,7 @@ self.addEventListener("activate", (event) => event.waitUntil(self.clients.claim(
 self.addEventListener("fetch", (event) => {
   if (event.request.mode !== "navigate") return; // the browser fetches everything else itself
   event.respondWith(fetch(event.request).catch(() => new Response(OFFLINE, {
-    status: 503,
+    status: 200, // an error status would be logged as one: this page is the answer meant
     headers: { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store" },
   })));
 });
