@@ -1,14 +1,21 @@
 """A webhook receiver for the tests and the benchmark: a real HTTP server on loopback that
-checks each delivery's Standard Webhooks signature with the player's secret and keeps what
-arrived, per path (one path per player)."""
+checks each delivery's Standard Webhooks signature with the player's secret, and that the id
+signed is the notification's own (docs/notifications.md, "The webhook"), and keeps what
+arrived, per path (one path per player).
+
+A delivery that fails either check is answered 400 and not kept, and the first one fails the
+test at once: every wait on the receiver raises with what was wrong (and so does leaving it),
+rather than a game left waiting for a message that never counts."""
 
 from __future__ import annotations
 
 import hmac
 import json
+import re
 import threading
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -27,6 +34,10 @@ class Sink:
         self.ids: dict[str, list[str]] = defaultdict(list)
         self.arrived: dict[str, list[float]] = defaultdict(list)
         self.bad_signatures = 0
+        self.failure: str | None = None
+        """What was wrong with the first delivery that failed the checks (None: none did)."""
+        self.told = False
+        """Whether a wait raised with `failure` already (leaving then does not again)."""
         self.changed = threading.Condition()
         self.holds = 0
         """How many of the next requests are held (see `hold`)."""
@@ -38,7 +49,13 @@ class Sink:
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("content-length", "0")))
-                if sink._receive(self.path, body, dict(self.headers.items())):
+                held = sink._receive(self.path, body, dict(self.headers.items()))
+                if held is None:  # it failed the checks
+                    self.send_response(400)
+                    self.send_header("content-length", "0")
+                    self.end_headers()
+                    return
+                if held:
                     sink.released.wait()
                     return  # never answered: the connection is closed
                 self.send_response(sink.status)
@@ -58,10 +75,26 @@ class Sink:
         self.thread.start()
         return self
 
-    def __exit__(self, *_: object) -> None:
+    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
         self.released.set()
         self.server.shutdown()
         self.server.server_close()
+        if kind is None and not self.told:
+            self.check()  # a test that never waited is failed too
+
+    def check(self) -> None:
+        """Fail (AssertionError) if a delivery failed the checks, saying what was wrong."""
+        if self.failure is not None:
+            self.told = True
+            raise AssertionError(self.failure)
+
+    def until(self, ready: Callable[[], bool], timeout: float = 20.0) -> bool:
+        """Wait until `ready()` (False after `timeout`), failing at once if a delivery fails
+        the checks meanwhile."""
+        with self.changed:
+            self.changed.wait_for(lambda: self.failure is not None or ready(), timeout)
+        self.check()
+        return ready()
 
     def hold(self, count: int = 1) -> None:
         """Hold the next `count` requests with a good signature: each is kept as any other
@@ -77,25 +110,22 @@ class Sink:
 
     def wait_held(self, count: int = 1, timeout: float = 20.0) -> list[str]:
         """The `webhook-id` of the first `count` requests held, once they are held."""
+        if not self.until(lambda: len(self.held) >= count, timeout):
+            raise AssertionError(f"{len(self.held)} of {count} requests held")
         with self.changed:
-            if not self.changed.wait_for(lambda: len(self.held) >= count, timeout):
-                raise AssertionError(f"{len(self.held)} of {count} requests held")
             return list(self.held[:count])
 
-    def _receive(self, path: str, body: bytes, headers: dict[str, str]) -> bool:
-        """Keep a request; whether it is held."""
+    def _receive(self, path: str, body: bytes, headers: dict[str, str]) -> bool | None:
+        """Keep a request; whether it is held (None: it failed the checks, and is not kept)."""
         lowered = {k.lower(): v for k, v in headers.items()}
-        secret = self.secrets.get(path)
-        try:
-            if secret is None:
-                raise WebhookVerificationError("no secret for this path")
-            if self.check_time:
-                Webhook(secret).verify(body, lowered)
-            else:
-                self._verify_signature(secret, body, lowered)
-        except WebhookVerificationError:
-            self.bad_signatures += 1
-            return False
+        wrong = self._wrong(path, body, lowered)
+        if wrong is not None:
+            with self.changed:
+                self.bad_signatures += 1
+                if self.failure is None:
+                    self.failure = f"a webhook to {path}: {wrong}"
+                self.changed.notify_all()
+            return None
         with self.changed:
             self.received[path].append(json.loads(body))
             self.ids[path].append(lowered["webhook-id"])
@@ -107,22 +137,73 @@ class Sink:
             self.changed.notify_all()
             return held
 
-    @staticmethod
-    def _verify_signature(secret: str, body: bytes, headers: dict[str, str]) -> None:
-        """What `Webhook.verify` checks but the timestamp's distance from the real time."""
-        moment = datetime.fromtimestamp(int(headers["webhook-timestamp"]), UTC)
-        expected = Webhook(secret).sign(headers["webhook-id"], moment, body.decode())
-        given = headers["webhook-signature"].split(" ")
-        if not any(hmac.compare_digest(expected, sig) for sig in given):
-            raise WebhookVerificationError("no matching signature")
+    def _wrong(self, path: str, body: bytes, headers: dict[str, str]) -> str | None:
+        """What is wrong with a delivery (None: nothing): its signature must hold for its
+        `webhook-id` with the path's secret, and that id must be its notification's."""
+        secret = self.secrets.get(path)
+        if secret is None:
+            return "no secret is known for this path (the test subscribed no player to it)"
+        sent_as = headers.get("webhook-id", "")
+        try:
+            document = json.loads(body)
+            own = notice_id(document)
+        except (ValueError, KeyError, TypeError) as error:
+            return f"its body is no notification document ({error!r}): {body[:200]!r}"
+        what = f"{document['type']} of game {document['game_id']} at version {document['version']}"
+        try:
+            if self.check_time:
+                Webhook(secret).verify(body, headers)
+            elif not _signed_for(secret, sent_as, body, headers):
+                raise WebhookVerificationError("No matching signature found")
+        except WebhookVerificationError as error:
+            candidates = [own, *(c for c in _near(sent_as) if c != own)]
+            signed = next((c for c in candidates if _signed_for(secret, c, body, headers)), None)
+            if signed is not None and signed != sent_as:
+                return (f"the {what} was sent as webhook-id {sent_as!r} but signed for the id "
+                        f"{signed!r}: its signature does not hold")  # fmt: skip
+            return (f"the signature of the {what}, webhook-id {sent_as!r}, does not hold "
+                    f"({error}; not for the notification's id {own!r} either)")  # fmt: skip
+        if not (re.fullmatch(own, sent_as) if own.startswith("^") else sent_as == own):
+            return (f"the {what} was sent and signed as webhook-id {sent_as!r}, which is not "
+                    f"the notification's id {own.strip('^$')!r}")  # fmt: skip
+        return None
 
     def wait(self, path: str, count: int, timeout: float = 20.0) -> list[dict[str, Any]]:
         """The first `count` messages of `path`, once they have arrived."""
-        deadline = time.monotonic() + timeout
+        if not self.until(lambda: len(self.received[path]) >= count, timeout):
+            raise AssertionError(f"{path}: {len(self.received[path])} of {count} came")
         with self.changed:
-            while len(self.received[path]) < count:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise AssertionError(f"{path}: {len(self.received[path])} of {count} came")
-                self.changed.wait(left)
             return list(self.received[path][:count])
+
+
+def notice_id(document: dict[str, Any]) -> str:
+    """The id of the notification `document` is (docs/notifications.md, "The webhook"):
+    `<type with - for .>-<version>-<game>-<seat or x>-webhook`, the game id written with `_`
+    as `__` and `.` as `_d`; a reminder's with its minutes before the seat's `-webhook`, as
+    a pattern (`^...$`: the document does not say them)."""
+    kind = str(document["type"])
+    game = str(document["game_id"]).replace("_", "__").replace(".", "_d")
+    seat = "x" if document["seat"] is None else str(int(document["seat"]))
+    stem = f"{kind.replace('.', '-')}-{int(document['version'])}-{game}-{seat}"
+    if kind == "turn.reminder":
+        return f"^{re.escape(stem)}-[0-9]+m-webhook$"
+    return f"{stem}-webhook"
+
+
+def _near(sent_as: str) -> list[str]:
+    """Ids a wrong signature may have been made for instead: the one sent with a job's
+    suffix (quiet hours, a grace period) or without it."""
+    stem = sent_as.removesuffix("-q").removesuffix("-g")
+    return [stem, f"{stem}-q", f"{stem}-g"]
+
+
+def _signed_for(secret: str, webhook_id: str, body: bytes, headers: dict[str, str]) -> bool:
+    """Whether the signature holds for `webhook_id` (whatever the timestamp's distance from
+    the real time)."""
+    try:
+        moment = datetime.fromtimestamp(int(headers["webhook-timestamp"]), UTC)
+        expected = Webhook(secret).sign(webhook_id, moment, body.decode())
+    except (KeyError, ValueError):
+        return False
+    given = headers.get("webhook-signature", "").split(" ")
+    return any(hmac.compare_digest(expected, sig) for sig in given)

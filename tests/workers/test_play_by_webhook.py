@@ -127,10 +127,9 @@ def test_three_seats_play_a_game_to_the_end_each_acting_only_on_its_own_webhook(
     deadline = time.monotonic() + 120
     while len(ended) < 3:
         assert time.monotonic() < deadline, "the game did not end by notification"
-        with sink.changed:
-            sink.changed.wait_for(
-                lambda: any(len(sink.received[p]) > n for p, n in handled.items()), timeout=20
-            )
+        # a delivery signed wrong, or under another id than its notification's, fails here
+        # at its first arrival, saying so (not as a game that never ends)
+        sink.until(lambda: any(len(sink.received[p]) > n for p, n in handled.items()))
         for path, done in list(handled.items()):
             for message in sink.received[path][done:]:
                 handled[path] += 1
@@ -516,3 +515,67 @@ def _quiet(sink: Sink, seconds: float = 0.5) -> None:
     while count != (count := sum(len(m) for m in sink.received.values())):
         assert time.monotonic() < deadline, "the notifications never stopped"
         time.sleep(seconds)
+
+
+def _posted(sink: Sink, path: str, document: Json, sent_as: str, signed_for: str) -> int:
+    """POST `document` to the sink as a webhook sent under `sent_as`, its signature made for
+    `signed_for` with the path's secret; the HTTP status of the answer."""
+    from datetime import UTC, datetime
+
+    from standardwebhooks.webhooks import Webhook
+
+    body = json.dumps(document)
+    now = datetime.now(UTC)
+    headers = {
+        "content-type": "application/json",
+        "webhook-id": sent_as,
+        "webhook-timestamp": str(int(now.timestamp())),
+        "webhook-signature": Webhook(sink.secrets[path]).sign(signed_for, now, body),
+    }
+    return httpx.post(sink.url(path), content=body, headers=headers, timeout=10).status_code
+
+
+SECRET = "whsec_" + "A" * 32
+TURN = {"type": "turn.started", "game_id": "g_1.x", "version": 7, "seat": 1}
+TURN_ID = "turn-started-7-g__1_dx-1-webhook"
+
+
+@pytest.mark.parametrize(
+    ("sent_as", "signed_for", "said"),
+    [
+        (TURN_ID, TURN_ID + "-q", f"sent as webhook-id '{TURN_ID}' but signed for the id "
+                                  f"'{TURN_ID}-q'"),
+        (TURN_ID + "-q", TURN_ID, f"sent as webhook-id '{TURN_ID}-q' but signed for the id "
+                                  f"'{TURN_ID}'"),
+        (TURN_ID + "-q", TURN_ID + "-q", f"signed as webhook-id '{TURN_ID}-q', which is not "
+                                         f"the notification's id '{TURN_ID}'"),
+        ("turn-started-7-g__1_dx-0-webhook", "turn-started-7-g__1_dx-0-webhook",
+         "not the notification's id"),
+        ("turn-started-7-g_1.x-1-webhook", "turn-started-7-g_1.x-1-webhook",
+         "not the notification's id"),
+    ],
+)  # fmt: skip
+def test_a_webhook_signed_or_sent_under_another_id_than_its_notices_fails_at_its_first_arrival(
+    sent_as: str, signed_for: str, said: str
+) -> None:
+    """The receiver of these tests fails the test at once, saying which ids it got, rather
+    than leaving the game to wait for a message it would never count; the sender is answered
+    400."""
+    with Sink() as sink:
+        sink.secrets["/Ada"] = SECRET
+        assert _posted(sink, "/Ada", TURN, sent_as, signed_for) == 400
+        with pytest.raises(AssertionError, match="signed") as failed:
+            sink.wait("/Ada", 1, timeout=600)  # fails at once, not after the time-out
+    assert said in str(failed.value) and "/Ada" in str(failed.value), failed.value
+    assert "of 1 came" not in str(failed.value)
+
+
+def test_a_webhook_signed_as_its_notice_is_kept_a_reminder_with_its_minutes() -> None:
+    reminder = {**TURN, "type": "turn.reminder"}
+    with Sink() as sink:
+        sink.secrets["/Ada"] = SECRET
+        assert _posted(sink, "/Ada", TURN, TURN_ID, TURN_ID) == 200
+        reminded = "turn-reminder-7-g__1_dx-1-60m-webhook"
+        assert _posted(sink, "/Ada", reminder, reminded, reminded) == 200
+        assert sink.wait("/Ada", 2) == [TURN, reminder]
+        assert sink.ids["/Ada"] == [TURN_ID, reminded] and sink.bad_signatures == 0
