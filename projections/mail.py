@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import html
 from collections.abc import Sequence
+from datetime import datetime
 from typing import NamedTuple
+from zoneinfo import ZoneInfo
 
 from projections.notices import NoticeDocument
+from store.notifications import Channels
 
 SUBJECTS = {
     "game.started": "Your game has started",
@@ -40,15 +43,32 @@ class Mail(NamedTuple):
     html: str
 
 
-def render(document: NoticeDocument, unsubscribe_url: str) -> Mail:
-    """The e-mail of a notification; `unsubscribe_url` stops every e-mail in one click."""
+class Reader(NamedTuple):
+    """When and where an e-mail is written for: the time it is sent (the caller's clock) and
+    the recipient's time zone (an IANA name), in which its deadlines are told."""
+
+    now: datetime
+    time_zone: str = "UTC"
+
+    @classmethod
+    def of(cls, channels: Channels, now: datetime) -> Reader:
+        """The player of these settings at `now`: their time zone is their quiet hours',
+        else their digest's, else UTC."""
+        quiet, digest = channels.quiet_hours, channels.digest
+        return cls(now, quiet.time_zone if quiet else digest.time_zone if digest else "UTC")
+
+
+def render(document: NoticeDocument, unsubscribe_url: str, reader: Reader | None = None) -> Mail:
+    """The e-mail of a notification; `unsubscribe_url` stops every e-mail in one click;
+    `reader`, when and in which time zone it is read (None: its deadline in UTC, without how
+    far off it is)."""
     subject = f"Patrician: {SUBJECTS.get(document.type, document.type)} (game {document.game_id})"
     text = "\n".join(
-        [*_text_of(document), "", f"Play: {document.play_url}", "",
+        [*_text_of(document, reader), "", f"Play: {document.play_url}", "",
          f"No more e-mails: {unsubscribe_url}", ""]
     )  # fmt: skip
     body = [
-        *_html_of(document),
+        *_html_of(document, reader),
         f'<p><a href="{html.escape(document.play_url)}">Open the game</a></p>',
         _unsubscribe_html(unsubscribe_url),
     ]
@@ -56,22 +76,24 @@ def render(document: NoticeDocument, unsubscribe_url: str) -> Mail:
 
 
 def render_digest(
-    day: str, documents: Sequence[NoticeDocument], unsubscribe_url: str, *, more: int = 0
-) -> Mail:
+    day: str, documents: Sequence[NoticeDocument], unsubscribe_url: str, *, more: int = 0,
+    reader: Reader | None = None,
+) -> Mail:  # fmt: skip
     """The daily digest of `day`: for each game that awaits the player (its document, as the
     `turn.started` of its version would say it), what is asked, its deadline, what happened
-    since their last turn and the link to play; `more`, the games awaiting left out."""
+    since their last turn and the link to play; `more`, the games awaiting left out;
+    `reader`, as in `render`."""
     count = len(documents) + more
     games = f"{count} game{'s' if count != 1 else ''} await{'' if count != 1 else 's'} you"
     subject = f"Patrician: {games} ({day})"
     text = [f"Your daily digest of {day}: {games}.", ""]
     body = [f"<p>Your daily digest of {html.escape(day)}: {html.escape(games)}.</p>"]
     for document in documents:
-        text += [f"Game {document.game_id}", *_text_of(document), "",
+        text += [f"Game {document.game_id}", *_text_of(document, reader), "",
                  f"Play: {document.play_url}", ""]  # fmt: skip
         body += [
             f"<h2>Game {html.escape(document.game_id)}</h2>",
-            *_html_of(document),
+            *_html_of(document, reader),
             f'<p><a href="{html.escape(document.play_url)}">Open the game</a></p>',
         ]
     if more:
@@ -82,12 +104,12 @@ def render_digest(
     return Mail(subject, "\n".join(text), _page(subject, body))
 
 
-def _text_of(document: NoticeDocument) -> list[str]:
+def _text_of(document: NoticeDocument, reader: Reader | None) -> list[str]:
     """What the document says, as lines of text: the headline, the deadline, what happened
     since the recipient's last turn, the table talk."""
     lines = [_headline(document)]
     if document.deadline is not None:
-        lines.append(f"Deadline: {document.deadline} (UTC).")
+        lines.append(f"Deadline: {deadline_in_words(document.deadline, reader)}.")
     if document.happened:
         lines += ["", "Since your last turn:", *(f"- {line}" for line in document.happened)]
     if document.talk:
@@ -99,12 +121,13 @@ def _text_of(document: NoticeDocument) -> list[str]:
     return lines
 
 
-def _html_of(document: NoticeDocument) -> list[str]:
+def _html_of(document: NoticeDocument, reader: Reader | None) -> list[str]:
     """The same as HTML paragraphs, every value escaped."""
     items = "".join(f"<li>{html.escape(line)}</li>" for line in document.happened)
     body = [f"<p>{html.escape(_headline(document))}</p>"]
     if document.deadline is not None:
-        body.append(f"<p>Deadline: {html.escape(document.deadline)} (UTC).</p>")
+        said = deadline_in_words(document.deadline, reader)
+        body.append(f"<p>Deadline: {html.escape(said)}.</p>")
     if items:
         body.append(f"<p>Since your last turn:</p><ul>{items}</ul>")
     if document.talk:
@@ -115,6 +138,36 @@ def _html_of(document: NoticeDocument) -> list[str]:
         )
         body.append(f"<p>At the table:</p><ul>{said}</ul>")
     return body
+
+
+def deadline_in_words(deadline: str, reader: Reader | None) -> str:
+    """A deadline (UTC, ISO 8601) as its reader says it: how far off it is, then the day and
+    the time in their time zone with its abbreviation ("in 3 hours, Friday 14:00 CET"; the
+    date too when it is a week or more away, or when it is not known how far); without a
+    reader, in UTC."""
+    due = datetime.fromisoformat(deadline).astimezone(
+        ZoneInfo(reader.time_zone if reader is not None else "UTC")
+    )
+    left = None if reader is None else (due - reader.now).total_seconds()
+    near = left is not None and left < 6 * 86400  # the weekday alone says which day
+    day = f"{due:%A}" if near else f"{due:%A} {due.day} {due:%B}"
+    when = f"{day} {due:%H:%M} {due:%Z}"
+    if left is None:
+        return when
+    minutes = round(left / 60)
+    if left <= 0:
+        return f"passed, {when}"
+    if minutes < 1:
+        return f"in less than a minute, {when}"
+    if minutes < 60:
+        return f"in {_count(minutes, 'minute')}, {when}"
+    if minutes < 48 * 60:
+        return f"in {_count(round(minutes / 60), 'hour')}, {when}"
+    return f"in {_count(round(minutes / 1440), 'day')}, {when}"
+
+
+def _count(number: int, unit: str) -> str:
+    return f"{number} {unit}{'' if number == 1 else 's'}"
 
 
 def _unsubscribe_html(unsubscribe_url: str) -> str:

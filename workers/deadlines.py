@@ -74,11 +74,13 @@ def keep_time(
             channels = context.store.run(channels_op(context.notifications, player))
             assert clock.turn_started is not None
             started = datetime.fromisoformat(clock.turn_started).timestamp()
+            named = set()  # two reminders within one second are one (they would share an id)
             for hours in channels.reminder_hours:
-                if due - hours * HOUR > started:
-                    timers.append(
-                        (Timer("remind", game_id, state.version, hours), due - hours * HOUR)
-                    )
+                timer = Timer("remind", game_id, state.version, hours)
+                before = reminder_before(Timer.parse(timer.member()).hours)
+                if due - hours * HOUR > started and before not in named:
+                    named.add(before)
+                    timers.append((timer, due - hours * HOUR))
     context.store.run(set_timers_op(context.accounts.prefix, game_id, state.version, timers))
 
 
@@ -152,12 +154,20 @@ def digest_id(player_id: str, day: str) -> str:
     return f"digest-{day}-{player_id}-email"
 
 
+def reminder_before(hours: float) -> str:
+    """How long before the deadline a reminder comes, as its ids say it (its job's, its
+    notification's): `<minutes>m` for a whole number of minutes, else `<seconds>s`, so that
+    two reminders of one turn have two ids."""
+    seconds = round(hours * HOUR)
+    return f"{seconds // 60}m" if seconds % 60 == 0 else f"{seconds}s"
+
+
 def _job(timer: Timer) -> EnqueueData:
     if timer.kind == "remind":
-        minutes = round(timer.hours * 60)
+        before = reminder_before(timer.hours)
         return Queue.prepare_data(
             REMIND, args=(timer.game_id, timer.version, timer.hours),
-            job_id=job_id(timer.game_id, timer.version, f"remind{minutes}m"), retry=MOVED_RETRY,
+            job_id=job_id(timer.game_id, timer.version, f"remind{before}"), retry=MOVED_RETRY,
         )  # fmt: skip
     return Queue.prepare_data(
         TIMED_OUT, args=(timer.game_id, timer.version),
@@ -194,9 +204,8 @@ def remind(game_id: str, version: int, hours: float) -> str:
     player = state.players[state.seat_players[seat]]
     if levels_of(context, game_id, state)[player]:
         return "a bot plays it"
-    minutes = round(hours * 60)
     notice = Notice(player, seat, "turn.reminder")
-    enqueue_notices(context, game_id, version, [notice], detail=f"{minutes}m")
+    enqueue_notices(context, game_id, version, [notice], detail=reminder_before(hours))
     return "reminded"
 
 

@@ -33,7 +33,7 @@ from typing import cast
 
 import msgspec
 
-from projections.mail import Mail, render, render_digest
+from projections.mail import Mail, Reader, render, render_digest
 from projections.notices import Kind, Notice, NoticeDocument
 from store.accounts import games_of_op
 from store.handovers import handovers_op
@@ -134,7 +134,8 @@ def deliver_email(
 
     def write(unsubscribe: str) -> Mail:
         target = Notice(player_id, seat, cast(Kind, kind), about)
-        return render(document_of(context, target, game_id, version), unsubscribe)
+        document = document_of(context, target, game_id, version)
+        return render(document, unsubscribe, Reader.of(channels, context.clock()))
 
     _send_claimed(context, log, email, write)
     return log.write("delivered", "accepted by the mail server")
@@ -168,7 +169,9 @@ def send_digest(player_id: str, day: str) -> str:
         )  # fmt: skip
         documents = [document for document, _changed in told[:DIGEST_GAMES]]
         more = len(told) - len(documents)
-        return render_digest(day, documents, unsubscribe, more=more)
+        return render_digest(
+            day, documents, unsubscribe, more=more, reader=Reader.of(channels, context.clock())
+        )
 
     _send_claimed(context, log, email, write)
     games = f"{len(awaiting)} game{'s' if len(awaiting) != 1 else ''}"

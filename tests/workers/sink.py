@@ -186,7 +186,7 @@ def notice_id(document: dict[str, Any]) -> str:
     seat = "x" if document["seat"] is None else str(int(document["seat"]))
     stem = f"{kind.replace('.', '-')}-{int(document['version'])}-{game}-{seat}"
     if kind == "turn.reminder":
-        return f"^{re.escape(stem)}-[0-9]+m-webhook$"
+        return f"^{re.escape(stem)}-[0-9]+[ms]-webhook$"
     return f"{stem}-webhook"
 
 
