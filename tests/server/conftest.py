@@ -24,6 +24,7 @@ from tests.server.live import (
     build_app,
     delete_prefix,
     redis_available,
+    serving,
     unique_prefix,
 )
 
@@ -75,14 +76,7 @@ def redis_client_app(redis_app: Litestar) -> Iterator[TestClient[Litestar]]:
 @pytest.fixture(scope="session")
 def live_server(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     """One `patrician serve` on a free loopback port against the real Redis, for this worker."""
-    prefix = unique_prefix("live")
-    server = LiveServer(prefix, tmp_path_factory.mktemp("live"), redis_url)
-    try:
-        server.start()
-        yield server
-    finally:
-        server.stop()
-        delete_prefix(prefix, redis_url)
+    yield from serving("live", tmp_path_factory.mktemp("live"), redis_url)
 
 
 @pytest.fixture(scope="module")

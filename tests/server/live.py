@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -141,3 +142,18 @@ class LiveServer(Started):
             return self.log_path.read_text(errors="replace")[-5000:]
         except OSError:
             return ""
+
+
+def serving(
+    kind: str, log_dir: Path, redis_url: str, env: dict[str, str] | None = None
+) -> Iterator[LiveServer]:
+    """A fixture's body: one `patrician serve` under a new key prefix, started, yielded, then
+    stopped and its keys deleted."""
+    prefix = unique_prefix(kind)
+    server = LiveServer(prefix, log_dir, redis_url, env=env)
+    try:
+        server.start()
+        yield server
+    finally:
+        server.stop()
+        delete_prefix(prefix, redis_url)

@@ -94,7 +94,7 @@ def test_everything_else_is_the_transports_own() -> None:
 async def _app(scope: dict[str, Any], receive: Any, send: Any) -> None:
     """A plain answer at any other path, after a wait at /slow-*, the request's body at /echo;
     at /stream a body in two chunks, the second sent only after the client says (at /go)
-    that it has read the first."""
+    that it has read the first; at /listen a first chunk, then nothing until the client goes."""
     if scope["type"] == "lifespan":
         while (await receive())["type"] != "lifespan.shutdown":
             await send({"type": "lifespan.startup.complete"})
@@ -105,6 +105,11 @@ async def _app(scope: dict[str, Any], receive: Any, send: Any) -> None:
         state["go"].set()
         await send({"type": "http.response.start", "status": 204, "headers": []})
         await send({"type": "http.response.body", "body": b""})
+    elif scope["path"] == "/listen":  # a live stream: follows until the client goes away
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"first", "more_body": True})
+        while (await receive())["type"] != "http.disconnect":
+            pass
     elif scope["path"] == "/stream":
         await send({"type": "http.response.start", "status": 200, "headers": []})
         await send({"type": "http.response.body", "body": b"first", "more_body": True})
@@ -137,8 +142,9 @@ async def _served() -> AsyncIterator[int]:
     """`_app` under uvicorn on the joined writes' protocol: its port, while it serves."""
     port = free_port()
     config = uvicorn.Config(
-        _app, host="127.0.0.1", port=port, http=JoinedWritesProtocol, log_level="warning"
-    )
+        _app, host="127.0.0.1", port=port, http=JoinedWritesProtocol, log_level="warning",
+        timeout_graceful_shutdown=2,  # an app left waiting fails its test, not hangs it
+    )  # fmt: skip
     server = uvicorn.Server(config)
     serving = asyncio.create_task(server.serve())
     while not server.started:
@@ -277,3 +283,21 @@ def test_a_request_cut_short_by_the_close_of_the_clients_side_is_not_waited_for(
         return cut, whole
 
     assert asyncio.run(scenario()) == (b"", b"abc")
+
+
+def test_a_stream_whose_client_closes_its_side_is_told_the_client_went_away() -> None:
+    """An app that listens for the client's departure (a live stream) hears of it when the
+    client closes its side, and the connection closes: the stream ends now, not when a later
+    write finds the client gone (meanwhile it held its client's place in flight)."""
+
+    async def scenario() -> bytes:
+        async with _served() as port:
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.write(_get("/listen"))
+            await asyncio.wait_for(reader.readuntil(b"first\r\n"), 5)
+            writer.write_eof()
+            rest = await asyncio.wait_for(reader.read(), 5)
+            writer.close()
+        return rest
+
+    assert asyncio.run(scenario()) == b""  # closed, the stream unfinished (no last chunk)

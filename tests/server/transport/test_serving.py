@@ -17,21 +17,14 @@ from click.testing import CliRunner
 from server.cli.main import main
 from server.transport.serving import SERVERS
 from tests.server.client import Api
-from tests.server.live import LiveServer, delete_prefix, unique_prefix
+from tests.server.live import LiveServer, delete_prefix, serving, unique_prefix
 from tests.server.sse import read_stream
 
 
 @pytest.fixture(params=SERVERS)
 def served(request: pytest.FixtureRequest, redis_url: str, tmp_path: Path) -> Iterator[LiveServer]:
     """One `patrician serve` under each ASGI server, on the real Redis."""
-    prefix = unique_prefix("serving")
-    server = LiveServer(prefix, tmp_path, redis_url, env={"PATRICIAN_SERVER": request.param})
-    try:
-        server.start()
-        yield server
-    finally:
-        server.stop()
-        delete_prefix(prefix, redis_url)
+    yield from serving("serving", tmp_path, redis_url, env={"PATRICIAN_SERVER": request.param})
 
 
 @pytest.mark.redis
