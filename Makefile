@@ -37,6 +37,7 @@ bench: $(BIN)/.installed
 	$(BIN)/python bench/server.py
 	$(BIN)/python bench/bots.py
 	$(BIN)/python bench/workers.py
+	$(BIN)/python bench/push.py
 	$(BIN)/python bench/web.py
 	$(BIN)/python bench/audit.py
 	$(BIN)/python bench/memory.py

@@ -143,11 +143,16 @@ class Stack:
             counts.unlink()
 
     def _make_key(self) -> None:
-        key = Path(self.setting("PATRICIAN_SIGNING_KEY_FILE"))
-        if key.exists():
-            return
-        key.parent.mkdir(parents=True, exist_ok=True)
-        subprocess.run([str(BIN / "patrician"), "keygen", str(key)], check=True)
+        """The keys every process shares, made once: the signing key and the Web Push key."""
+        for setting, command in (
+            ("PATRICIAN_SIGNING_KEY_FILE", "keygen"),
+            ("PATRICIAN_PUSH_KEY_FILE", "push-keygen"),
+        ):
+            key = Path(self.setting(setting))
+            if key.exists():
+                continue
+            key.parent.mkdir(parents=True, exist_ok=True)
+            subprocess.run([str(BIN / "patrician"), command, str(key)], check=True)
 
     def _wait_up(self, process: subprocess.Popen[bytes]) -> None:
         wanted = int(self.setting("PATRICIAN_API_PROCESSES"))

@@ -107,7 +107,7 @@ def render_digest(
 def _text_of(document: NoticeDocument, reader: Reader | None) -> list[str]:
     """What the document says, as lines of text: the headline, the deadline, what happened
     since the recipient's last turn, the table talk."""
-    lines = [_headline(document)]
+    lines = [headline(document)]
     if document.deadline is not None:
         lines.append(f"Deadline: {deadline_in_words(document.deadline, reader)}.")
     if document.happened:
@@ -124,7 +124,7 @@ def _text_of(document: NoticeDocument, reader: Reader | None) -> list[str]:
 def _html_of(document: NoticeDocument, reader: Reader | None) -> list[str]:
     """The same as HTML paragraphs, every value escaped."""
     items = "".join(f"<li>{html.escape(line)}</li>" for line in document.happened)
-    body = [f"<p>{html.escape(_headline(document))}</p>"]
+    body = [f"<p>{html.escape(headline(document))}</p>"]
     if document.deadline is not None:
         said = deadline_in_words(document.deadline, reader)
         body.append(f"<p>Deadline: {html.escape(said)}.</p>")
@@ -181,7 +181,8 @@ def _page(subject: str, body: list[str]) -> str:
     )
 
 
-def _headline(document: NoticeDocument) -> str:
+def headline(document: NoticeDocument) -> str:
+    """The notification in one sentence: what it is, and what is asked of the reader."""
     asked = document.asked
     if document.type == "game.ended":
         winners = document.winners or []

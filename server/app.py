@@ -25,6 +25,7 @@ from litestar.openapi.spec import Components, SecurityScheme
 from domain.gamedata import GameData
 from evidence.signatures import Signer
 from evidence.signing_keys import KeyRetired, signer_for
+from outbound.web_push import PushKey, push_key_for
 from server.api.audit import audit_record, signing_keys
 from server.api.command_lane import command_lane
 from server.api.error_table import EXCEPTION_HANDLERS
@@ -96,7 +97,8 @@ def create_app(settings: Settings | None = None, *, clock: Clock = system_clock)
     )  # fmt: skip
     data = load_game_data(Path(settings.card_file) if settings.card_file else None)
     signer = signer_for(settings.signing_key_file)
-    services = _services(settings, clients, data, clock, signer)
+    push_key = push_key_for(settings.push_key_file, embedded=settings.redis_url is None)
+    services = _services(settings, clients, data, clock, signer=signer, push_key=push_key)
     lifetime = _Lifetime(settings, clients, services, data=data, clock=clock, signer=signer)
     addresses = ClientAddress(settings.trusted_proxies)
     queue = queue_of(clients.queue, settings.prefix)
@@ -148,8 +150,9 @@ def from_environment() -> Litestar:
 
 
 def _services(
-    settings: Settings, clients: _Clients, data: GameData, clock: Clock, signer: Signer
-) -> Services:
+    settings: Settings, clients: _Clients, data: GameData, clock: Clock, *, signer: Signer,
+    push_key: PushKey | None,
+) -> Services:  # fmt: skip
     """The services behind the routes, over the app's stores: the one that pipelines the
     requests of concurrent operations (on a cluster) and the one of blocking reads."""
     store = AsyncEventStore(
@@ -176,6 +179,7 @@ def _services(
         away=vacation_enqueuer(clients.queue, settings.prefix),
         clock=clock,
         signer=signer,
+        push_key=push_key,
     )
 
 
@@ -235,7 +239,7 @@ class _Lifetime:
             workers = EmbeddedWorkers(
                 context_for(
                     self.clients.queue, self.data, settings.workers(), self.clock,
-                    signer=self.signer,
+                    signer=self.signer, push_key=self.services.push.push_key,
                 )
             )  # fmt: skip
             self.embedded.append(workers)

@@ -56,6 +56,26 @@ class Digest(msgspec.Struct, frozen=True):
     """An IANA name such as `Europe/Berlin`."""
 
 
+class PushDevice(msgspec.Struct, frozen=True):
+    """A browser subscribed to Web Push (`PushSubscription`): where its push service takes
+    messages for it, and the keys they are encrypted with. Its endpoint is a capability of
+    that browser: kept here, and never served again (the player sees its host)."""
+
+    id: str
+    endpoint: str
+    p256dh: str
+    """The browser's public key, base64url (65 bytes)."""
+    auth: str
+    """Its authentication secret, base64url (16 bytes)."""
+    name: str
+    """What the player calls it ("Firefox on Android"), to tell their devices apart."""
+    created: str
+    """When it subscribed (UTC, ISO 8601)."""
+    server_key: str
+    """The server's public push key it subscribed with: after a new key, it must subscribe
+    again (push services refuse the messages of another key)."""
+
+
 class Channels(msgspec.Struct, frozen=True):
     webhook: Webhook | None = None
     quiet_hours: QuietHours | None = None
@@ -64,9 +84,14 @@ class Channels(msgspec.Struct, frozen=True):
     email: Email | None = None
     digest: Digest | None = None
     """A daily digest by e-mail instead of the e-mails of each turn (None: each turn's)."""
+    push: tuple[PushDevice, ...] = ()
+    """The player's devices subscribed to Web Push (`MAX_PUSH_DEVICES` at most)."""
 
 
-Channel = Literal["webhook", "email"]
+MAX_PUSH_DEVICES = 10
+"""The most devices a player keeps subscribed (a phone, a laptop, a tablet... and spares)."""
+
+Channel = Literal["webhook", "email", "push"]
 Status = Literal["delivered", "failed", "refused", "deferred", "disabled", "dropped"]
 
 
@@ -138,6 +163,16 @@ def channels_op(keys: NotificationKeys, player_id: str) -> Op[Channels]:
 
 def set_channels_op(keys: NotificationKeys, player_id: str, channels: Channels) -> Op[None]:
     yield Call("set", (keys.channels(player_id), _encoder.encode(channels)))
+
+
+def drop_push_device_op(keys: NotificationKeys, player_id: str, device_id: str) -> Op[bool]:
+    """Unsubscribe one of the player's devices; whether they had it."""
+    channels = yield from channels_op(keys, player_id)
+    kept = tuple(d for d in channels.push if d.id != device_id)
+    if len(kept) == len(channels.push):
+        return False
+    yield from set_channels_op(keys, player_id, msgspec.structs.replace(channels, push=kept))
+    return True
 
 
 def failures_op(keys: NotificationKeys, player_id: str, *, reset: bool = False) -> Op[int]:

@@ -11,6 +11,7 @@ from rq import Queue
 
 from evidence.signatures import Signer
 from outbound.targets import Allowlist
+from outbound.web_push import PushKey
 from store.accounts import Accounts
 from store.client import EventStore
 from store.clock import Clock, system_clock
@@ -28,6 +29,10 @@ class WorkerContext:
     signer: Signer = field(repr=False)
     """The server's signing key, listed before it signs: the receipt in each webhook
     (`evidence.signing_keys`)."""
+    push_key: PushKey | None = field(default=None, repr=False)
+    """The server's VAPID key, shared by every process (`outbound.web_push`; None: push off)."""
+    push_contact: str = "mailto:patrician@localhost"
+    """Who runs the server, as push services are told (`PATRICIAN_PUSH_CONTACT`)."""
     webhooks: WebhookSender = field(default_factory=lambda: WebhookSender(Allowlist()))
     """What sends the webhooks, keeping their connections open a few seconds, to targets
     checked against the networks the operator lets webhooks reach despite the SSRF rules

@@ -16,6 +16,7 @@ from domain.gamedata import GameData
 from evidence.signatures import Signer
 from evidence.signing_keys import announce_op, signer_for
 from outbound.targets import Allowlist
+from outbound.web_push import PushKey, push_key_for
 from store.accounts import Accounts
 from store.client import EventStore
 from store.clock import Clock, iso, system_clock
@@ -47,6 +48,8 @@ class WorkerSettings(msgspec.Struct, frozen=True):
     mail_from: str = "Patrician <patrician@localhost>"
     mail_grace_seconds: float = 120.0
     signing_key_file: str | None = None
+    push_key_file: str | None = None
+    push_contact: str = "mailto:patrician@localhost"
 
     def __repr__(self) -> str:
         return settings_repr(self)
@@ -59,10 +62,12 @@ def context_for(
     clock: Clock = system_clock,
     *,
     signer: Signer | None = None,
+    push_key: PushKey | None = None,
     queue_client: Any = None,
 ) -> WorkerContext:
     """The context of the jobs; `signer`, the server's when they run in its process (else the
-    key file's, listed now, or a key of their own); `queue_client`, the plain Redis of the
+    key file's, listed now, or a key of their own); `push_key`, the server's when they run in
+    its process (else the key file's, or none: push off); `queue_client`, the plain Redis of the
     jobs' queue when it is not the store's `client` (a Redis Cluster: RQ is not cluster-safe)."""
     store = EventStore(
         client, prefix=settings.prefix, shards=settings.shards, archive_dir=settings.archive_dir
@@ -82,4 +87,6 @@ def context_for(
         mail_from=settings.mail_from,
         mail_grace_seconds=settings.mail_grace_seconds,
         signer=signer,
+        push_key=push_key or push_key_for(settings.push_key_file, embedded=False),
+        push_contact=settings.push_contact,
     )

@@ -1,7 +1,7 @@
 """Telling players: one delivery job per notice and channel the recipient has on (a webhook,
-a confirmed e-mail), under the one id of that notification on that channel (a webhook's
-`webhook-id`). Shared by every job that tells anybody
-anything: an append's follow-up, a resignation, a reminder."""
+a confirmed e-mail, devices subscribed to Web Push), under the one id of that notification on
+that channel (a webhook's `webhook-id`). Shared by every job that tells anybody anything: an
+append's follow-up, a resignation, a reminder."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from workers.retries import DELIVERY_RETRY
 
 DELIVER = "workers.webhooks.deliver"
 DELIVER_EMAIL = "workers.mail.deliver_email"
+DELIVER_PUSH = "workers.push.deliver_push"
 
 
 def delivery_id(
@@ -32,7 +33,8 @@ def enqueue_notices(
     context: WorkerContext, game_id: str, version: int, notices: list[Notice], detail: str = "",
     *, webhooks_at_once: bool = False, channels: dict[str, Channels] | None = None,
 ) -> list[tuple[str, Notice, Channels]]:  # fmt: skip
-    """One delivery job per notice and channel on: the webhook, a confirmed e-mail. With
+    """One delivery job per notice and channel on: the webhook, a confirmed e-mail, Web Push
+    (a device subscribed; push off on this server, the job says so and sends nothing). With
     `webhooks_at_once` the webhooks get none: their ids, notices and channels are returned
     instead, for the caller to make the first attempt itself (`workers.webhooks.send_first`)."""
     if channels is None:
@@ -45,6 +47,7 @@ def enqueue_notices(
         for function, channel, on in (
             (DELIVER, "webhook", hook is not None and not hook.disabled),
             (DELIVER_EMAIL, "email", email is not None and email.confirmed),
+            (DELIVER_PUSH, "push", bool(channels[n.player_id].push)),
         ):
             if on and webhooks_at_once and channel == "webhook":
                 at_once.append(

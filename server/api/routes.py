@@ -33,6 +33,7 @@ from server.api.browser import BrowserRoutes
 from server.api.history import HistoryRoutes
 from server.api.mail_links import MailLinkRoutes
 from server.api.params import BEARER, OPTIONAL_BEARER, PLAYER, PlayerId, Svc
+from server.api.push import PushRoutes, push_key
 from server.api.reading import provide_player, provide_viewer
 from server.api.talk import TalkRoutes
 from server.schema import answers, requests
@@ -291,5 +292,5 @@ async def healthz(services: Svc) -> answers.Health:
 
 ROUTES: list[ControllerRouterHandler] = [
     PlayerRoutes, GameRoutes, HistoryRoutes, BrowserRoutes, TalkRoutes, MeRoutes,
-    MailLinkRoutes, lobby, healthz,
+    MailLinkRoutes, PushRoutes, push_key, lobby, healthz,
 ]  # fmt: skip

@@ -8,7 +8,12 @@ import click
 from server.cli.records import RECORD_COMMANDS
 from server.cli.running import serve_command, worker_command
 from server.cli.simulate import simulate_command
-from server.cli.upkeep import archive_command, move_handovers_command, rebuild_projections_command
+from server.cli.upkeep import (
+    archive_command,
+    move_handovers_command,
+    push_keygen_command,
+    rebuild_projections_command,
+)
 
 
 @click.group()
@@ -23,6 +28,7 @@ for _command in (
     rebuild_projections_command,
     move_handovers_command,
     archive_command,
+    push_keygen_command,
     *RECORD_COMMANDS,  # audit, keygen, notation, check-rules, retire-key, schemas
 ):
     main.add_command(_command)

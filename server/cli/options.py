@@ -1,11 +1,13 @@
 """What the `patrician` commands share: the options that name a Redis, a queue and a card
-file, and the settings of the environment read strictly, so that every command refuses a
-setting that cannot be used in the same words, before it starts anything."""
+file, the settings of the environment read strictly, so that every command refuses a
+setting that cannot be used in the same words, before it starts anything; and the writing of
+a new key file."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 
@@ -47,6 +49,7 @@ def environment_settings(*, queue: bool = False) -> Any:
     password).
     `queue`: the command needs the jobs' queue (a cluster without a queue URL is refused)."""
     from evidence.signing_keys import KeyFileError, load_signer
+    from outbound.web_push import PushKeyError, read_push_key
     from server.config.redis_clients import RedisSettingsError, check_queue
     from server.config.settings import Settings
     from server.transport.rate_limits import LimitSettingError
@@ -58,7 +61,11 @@ def environment_settings(*, queue: bool = False) -> Any:
             check_queue(settings.redis_cluster, settings.queue_url)
         if settings.signing_key_file:  # a key that cannot be used stops the start, not a request
             load_signer(settings.signing_key_file)
-    except (SmtpUrlError, KeyFileError, RedisSettingsError, LimitSettingError) as error:
+        if settings.push_key_file:
+            read_push_key(settings.push_key_file)
+    except (
+        SmtpUrlError, KeyFileError, RedisSettingsError, LimitSettingError, PushKeyError
+    ) as error:  # fmt: skip
         raise click.UsageError(str(error)) from None
     return settings
 
@@ -86,3 +93,17 @@ def worker_context(redis_url: str, card_file: Path | None, queue_url: str | None
         redis_url, cluster=settings.redis_cluster, queue_url=settings.queue_url
     )
     return context_for(store, load_game_data(card_file), settings.workers(), queue_client=queue)
+
+
+Key = TypeVar("Key")
+
+
+def new_key_file(path: Path, write: Callable[[Path], Key]) -> Key:
+    """The key `write` puts in the new file `path`; a file there already, or one that cannot
+    be written, stops the command with a line that says so."""
+    try:
+        return write(path)
+    except FileExistsError:
+        raise click.UsageError(f"{path} exists: a key is never written over") from None
+    except OSError as error:
+        raise click.UsageError(f"{path}: {error.strerror or error}") from None

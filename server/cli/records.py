@@ -14,6 +14,7 @@ import msgspec
 
 from domain.schemas import schema_documents
 from evidence.audit import audit_result
+from server.cli.options import new_key_file
 
 
 @click.command(name="audit")
@@ -115,12 +116,7 @@ def keygen_command(path: Path) -> None:
     signs with it, and the keys before it are listed as retired (GET /api/keys)."""
     from evidence.signing_keys import write_key_file
 
-    try:
-        signer = write_key_file(path)
-    except FileExistsError:
-        raise click.UsageError(f"{path} exists: a key is never written over") from None
-    except OSError as error:
-        raise click.UsageError(f"{path}: {error.strerror or error}") from None
+    signer = new_key_file(path, write_key_file)
     click.echo(f"wrote key {signer.key_id} to {path} (public key {signer.public.hex()})")
 
 

@@ -1,6 +1,6 @@
 """The `patrician` commands that look after a store while it serves: the inboxes made again
-from the event streams, the hand-overs of before moved into their games' slots, and finished
-games archived now."""
+from the event streams, the hand-overs of before moved into their games' slots, finished
+games archived now; and the Web Push key every process of a deployment shares."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from server.cli.options import (
     archive_after,
     card_file_option,
     environment_settings,
+    new_key_file,
     queue_url_option,
     redis_url_option,
     worker_context,
@@ -95,3 +96,16 @@ def archive_command(redis_url: str, older_than: float | None) -> None:
     click.echo(f"archived {done['archived']} finished games ({dict(done) or 'none to do'})")
     if done["failed"]:
         raise SystemExit(1)
+
+
+@click.command(name="push-keygen")
+@click.argument("path", type=click.Path(dir_okay=False, path_type=Path))
+def push_keygen_command(path: Path) -> None:
+    """Write a new Web Push (VAPID, P-256) key to PATH (readable by its owner only; never over
+    an existing file). Give it to every API process and worker as PATRICIAN_PUSH_KEY_FILE=PATH:
+    push is on from then on. A new key makes the devices subscribed with the old one get
+    nothing until their page is opened again (it subscribes anew)."""
+    from outbound.web_push import write_push_key_file
+
+    key = new_key_file(path, write_push_key_file)
+    click.echo(f"wrote a push key to {path} (public key {key.public_key})")

@@ -6,9 +6,11 @@ cannot work stop the start rather than a request later.
 from __future__ import annotations
 
 import os
+import urllib.parse
 
 import msgspec
 
+from outbound.web_push import PushKeyError, contact_accepted
 from server.config.redis_clients import redis_settings
 from server.schema.limits import MAX_BODY
 from server.transport.rate_limits import parse_networks, whole_number
@@ -52,6 +54,14 @@ class Settings(msgspec.Struct, frozen=True):
     signing_key_file: str | None = None
     """The server's Ed25519 key (`PATRICIAN_SIGNING_KEY_FILE`, made by `patrician keygen`);
     None: a key made at start for this process alone (docs/record.md, "Signatures")."""
+    push_key_file: str | None = None
+    """The server's VAPID key of Web Push (`PATRICIAN_PUSH_KEY_FILE`, made by `patrician
+    push-keygen`), shared by every process; None: a key made at start by the embedded
+    server, and push off on a server with its own Redis (docs/notifications.md, "Push")."""
+    push_contact: str = ""
+    """Who runs this server, told to push services in every push (`PATRICIAN_PUSH_CONTACT`: a
+    mailto: or https: URL); "" for the public URL if it is https, else a mailto: of
+    localhost."""
     rate_players: int = 10_000
     """New players per client address in a rate window (`PATRICIAN_RATE_PLAYERS`; 0: no limit;
     docs/api.md, "Rate limits"). Generous: a benchmark creates thousands from one address."""
@@ -82,6 +92,13 @@ class Settings(msgspec.Struct, frozen=True):
     def __post_init__(self) -> None:
         smtp_server(self.smtp_url)  # a URL that cannot be used stops the start (no password said)
         parse_networks(self.trusted_proxies)  # so does a proxy that is no address
+        contact = self.push_contact or _contact_of(self.public_url)
+        if not contact_accepted(contact):
+            raise PushKeyError(
+                f"PATRICIAN_PUSH_CONTACT {contact!r}: push services take a mailto: address or "
+                "an https:// origin"
+            )
+        msgspec.structs.force_setattr(self, "push_contact", contact)
         # Settings that cannot work stop the start too; what they imply is set here, once.
         cluster, queue_url = redis_settings(self.redis_url, self.redis_cluster, self.queue_url)
         msgspec.structs.force_setattr(self, "redis_cluster", cluster)
@@ -109,6 +126,8 @@ class Settings(msgspec.Struct, frozen=True):
             mail_from=env.get("PATRICIAN_MAIL_FROM", "Patrician <patrician@localhost>"),
             mail_grace_seconds=float(env.get("PATRICIAN_MAIL_GRACE_SECONDS", "120")),
             signing_key_file=env.get("PATRICIAN_SIGNING_KEY_FILE") or None,
+            push_key_file=env.get("PATRICIAN_PUSH_KEY_FILE") or None,
+            push_contact=env.get("PATRICIAN_PUSH_CONTACT", ""),
             rate_players=whole_number(env, "PATRICIAN_RATE_PLAYERS", 10_000),
             rate_games=whole_number(env, "PATRICIAN_RATE_GAMES", 10_000),
             rate_joins=whole_number(env, "PATRICIAN_RATE_JOINS", 20_000),
@@ -128,4 +147,14 @@ class Settings(msgspec.Struct, frozen=True):
             webhook_allow=self.webhook_allow,
             public_url=self.public_url, smtp_url=self.smtp_url, mail_from=self.mail_from,
             mail_grace_seconds=self.mail_grace_seconds, signing_key_file=self.signing_key_file,
+            push_key_file=self.push_key_file, push_contact=self.push_contact,
         )  # fmt: skip
+
+
+def _contact_of(public_url: str) -> str:
+    """Who runs the server by default: its https origin (push services take no port or path
+    there), else a mailto: of localhost."""
+    parts = urllib.parse.urlsplit(public_url)
+    if parts.scheme == "https" and parts.hostname and not parts.port:
+        return f"https://{parts.hostname}"
+    return "mailto:patrician@localhost"

@@ -134,6 +134,26 @@ class DigestInfo(msgspec.Struct, frozen=True):
     """The time zone `hour` is in (the one set, or the one it defaulted to)."""
 
 
+class PushDeviceInfo(msgspec.Struct, frozen=True):
+    """A device of yours that gets your notifications by Web Push."""
+
+    id: str
+    name: str
+    service: str
+    """The host of its push service (its endpoint, a secret of that browser, is not shown)."""
+    created: str
+    """When it subscribed (UTC, ISO 8601)."""
+    current: bool
+    """Whether it subscribed with the server's current push key; false: it gets nothing
+    until it subscribes again (the page does so when it is next opened on that device)."""
+
+
+class PushKeyInfo(msgspec.Struct, frozen=True):
+    public_key: str | None
+    """The server's public VAPID key (`applicationServerKey`, base64url); null: Web Push is off
+    on this server."""
+
+
 class Notifications(msgspec.Struct, frozen=True):
     webhook: WebhookInfo | None
     quiet_hours: QuietHoursInfo | None
@@ -141,6 +161,8 @@ class Notifications(msgspec.Struct, frozen=True):
     email: EmailInfo | None = None
     digest: DigestInfo | None = None
     """The daily digest, if you get one instead of an e-mail per turn."""
+    push: list[PushDeviceInfo] = []
+    """Your devices subscribed to Web Push (set with `POST /api/me/push`)."""
 
 
 class VacationInfo(msgspec.Struct, frozen=True):

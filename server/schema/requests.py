@@ -151,3 +151,24 @@ class NewMessage(_Request, frozen=True):
 class VacationRequest(_Request, frozen=True):
     days: Annotated[int, msgspec.Meta(ge=1, le=VACATION_DAYS)]
     """From now, for this many days (at most what is left of this year's allowance)."""
+
+
+class PushKeys(_Request, frozen=True):
+    p256dh: Annotated[str, msgspec.Meta(min_length=1, max_length=128)]
+    """The browser's public key: 65 bytes (an uncompressed P-256 point), base64url."""
+    auth: Annotated[str, msgspec.Meta(min_length=1, max_length=64)]
+    """Its authentication secret: 16 bytes, base64url."""
+
+
+class PushSubscription(_Request, frozen=True):
+    """A browser's `PushSubscription.toJSON()`, and a name for the device."""
+
+    endpoint: Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_URL)]
+    """Where its push service takes messages for it: an https URL of a public host."""
+    keys: PushKeys
+    expiration_time: float | None = msgspec.field(default=None, name="expirationTime")
+    """As the browser gives it (ignored: a subscription that ends is removed when its push
+    service says it is gone)."""
+    name: Annotated[str, msgspec.Meta(max_length=60)] = ""
+    """What you call this device ("Phone"), to tell your devices apart; left empty, "A
+    device"."""

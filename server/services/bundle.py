@@ -12,6 +12,7 @@ from domain.gamedata import GameData
 from evidence.signatures import Signer
 from evidence.signing_keys import signer_for
 from outbound.targets import Allowlist
+from outbound.web_push import PushKey
 from server.services.accounts import AccountService
 from server.services.games import GameService
 from server.services.handovers import Enqueue, HandoverService
@@ -19,6 +20,7 @@ from server.services.history import HistoryService
 from server.services.listings import ListingService
 from server.services.notifications import NotificationService
 from server.services.previews import PreviewService
+from server.services.push_devices import PushDeviceService
 from server.services.stream_tickets import StreamTicketService
 from server.services.talk import TalkService
 from server.services.vacations import VacationService
@@ -43,6 +45,7 @@ class Services(NamedTuple):
     previews: PreviewService
     tickets: StreamTicketService
     signer: Signer
+    push: PushDeviceService
 
 
 def build_services(
@@ -58,6 +61,7 @@ def build_services(
     confirm_email: Callable[[str, str], None] | None = None,
     away: Callable[[str], None] | None = None,
     signer: Signer | None = None,
+    push_key: PushKey | None = None,
 ) -> Services:
     """The services behind the routes, over one store (the app's, or a test's)."""
     path = CommandPath(
@@ -67,19 +71,21 @@ def build_services(
     accounts = AccountService(store, keys, clock=clock)
     signer = signer or signer_for(None)
     games = GameService(store, path, keys, accounts, signer, follow_store=follow_store, clock=clock)
-    notifications = NotificationService(
-        store,
-        NotificationKeys(keys),
-        allow=Allowlist.parse(webhook_allow),
-        confirm=confirm_email or _no_mail,
+    allow = Allowlist.parse(webhook_allow)
+    push = PushDeviceService(
+        store, NotificationKeys(keys), allow=allow, push_key=push_key, clock=clock
     )
+    notifications = NotificationService(
+        store, NotificationKeys(keys), allow=allow, confirm=confirm_email or _no_mail,
+        devices=push,
+    )  # fmt: skip
     handovers = HandoverService(store, path, enqueue or _no_workers)
     listings = ListingService(store, path, keys, clock=clock, clocks=games.timing.clocks)
     vacations = VacationService(store, keys, away or _no_clocks, clock=clock)
     talk = TalkService(games, accounts)
     return Services(
         accounts, games, HistoryService(games), listings, notifications, handovers, vacations, talk,
-        PreviewService(games), StreamTicketService(games), signer,
+        PreviewService(games), StreamTicketService(games), signer, push,
     )  # fmt: skip
 
 

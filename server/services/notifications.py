@@ -23,6 +23,7 @@ import msgspec
 from outbound.targets import Allowlist, LookupFailed, TargetRefused, checked_url
 from server.schema import answers, requests
 from server.schema.errors import InvalidSetting
+from server.services.push_devices import PushDeviceService
 from store.client import AsyncEventStore
 from store.notifications import (
     Channels,
@@ -52,6 +53,7 @@ class NotificationService:
         *,
         allow: Allowlist,
         confirm: Callable[[str, str], None],
+        devices: PushDeviceService,
         token_bytes: Callable[[int], bytes] = secrets.token_bytes,
     ) -> None:
         self.store = store
@@ -60,9 +62,11 @@ class NotificationService:
         self.confirm = confirm
         """Enqueues the e-mail that asks a player to confirm an address."""
         self.token_bytes = token_bytes
+        self.devices = devices
+        """The player's devices subscribed to Web Push (shown among the channels)."""
 
     async def get(self, player: str) -> answers.Notifications:
-        return _info(await self.store.run(channels_op(self.keys, player)), None)
+        return self._info(await self.store.run(channels_op(self.keys, player)), None)
 
     async def put(
         self, player: str, request: requests.NotificationSettings
@@ -96,13 +100,13 @@ class NotificationService:
         reminders = tuple(sorted(set(request.reminder_hours), reverse=True))
         quiet = _quiet_hours(request.quiet_hours)
         digest = _digest(request.digest, quiet, email)
-        channels = Channels(webhook, quiet, reminders, email, digest)
+        channels = Channels(webhook, quiet, reminders, email, digest, before.push)
         await self.store.run(set_channels_op(self.keys, player, channels))
         await self.store.run(failures_op(self.keys, player, reset=True))
         await self.store.run(_schedule(self.keys, player, before.digest, digest))
         if confirm and email is not None:
             await asyncio.to_thread(self.confirm, player, email.address)
-        return _info(channels, shown)
+        return self._info(channels, shown)
 
     async def confirm_address(self, token: str) -> bool:
         """Follow a confirmation link: its address is confirmed (False: no such link)."""
@@ -133,6 +137,9 @@ class NotificationService:
 
     async def deliveries(self, player: str) -> list[Delivery]:
         return await self.store.run(deliveries_op(self.keys, player))
+
+    def _info(self, channels: Channels, secret: str | None) -> answers.Notifications:
+        return _info(channels, secret, [self.devices.info(d) for d in channels.push])
 
 
 _DOMAIN_LABEL = re.compile(r"(?!-)[A-Za-z0-9-]{1,63}(?<!-)")
@@ -201,7 +208,9 @@ def _time_zones() -> frozenset[str]:
     return frozenset(available_timezones())
 
 
-def _info(channels: Channels, secret: str | None) -> answers.Notifications:
+def _info(
+    channels: Channels, secret: str | None, push: list[answers.PushDeviceInfo]
+) -> answers.Notifications:
     hook, quiet, email = channels.webhook, channels.quiet_hours, channels.email
     digest = channels.digest
     return answers.Notifications(
@@ -214,4 +223,5 @@ def _info(channels: Channels, secret: str | None) -> answers.Notifications:
         reminder_hours=list(channels.reminder_hours),
         email=None if email is None else answers.EmailInfo(email.address, email.confirmed),
         digest=None if digest is None else answers.DigestInfo(digest.hour, digest.time_zone),
+        push=push,
     )

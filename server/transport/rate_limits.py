@@ -44,6 +44,7 @@ RULES = {
     # Each new e-mail address given is sent a confirmation: a budget, so that nobody mails
     # strangers through the server (a player's token is free to make).
     ("PUT", "/api/me/notifications"): ("notifications", "changes of notification settings"),
+    ("POST", "/api/me/push"): ("notifications", "changes of notification settings"),
 }
 """The limited routes: (method, route template) -> (the rule's name, what it counts)."""
 

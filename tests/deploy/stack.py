@@ -46,6 +46,7 @@ class Stack:
             "PATRICIAN_API_PORT": str(self.api_port),
             "PATRICIAN_PUBLIC_URL": self.url,
             "PATRICIAN_SIGNING_KEY_FILE": str(self.key_file),
+            "PATRICIAN_PUSH_KEY_FILE": str(directory / "push-key.pem"),
             "PATRICIAN_PREFIX": prefix,
             "PATRICIAN_STATE_DIR": str(directory),
             "PROMETHEUS_MULTIPROC_DIR": str(directory / "metrics"),

@@ -24,6 +24,7 @@ CONTAINER_VALUES = {
     "PATRICIAN_API_HOST": "the API listens on its container's address (published on loopback)",
     "PATRICIAN_REDIS_DIR": "the data live in a volume",
     "PATRICIAN_SIGNING_KEY_FILE": "the key lives in a volume",
+    "PATRICIAN_PUSH_KEY_FILE": "the key lives in a volume",
     "PROMETHEUS_MULTIPROC_DIR": "the counts of /metrics live in a volume shared by the services",
 }
 """The settings whose values differ in the containers, and why."""

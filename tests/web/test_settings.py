@@ -71,6 +71,7 @@ def test_a_new_player_sets_every_channel_in_the_settings_page_and_the_api_then_s
         "reminder_hours": [12.0, 2.0],
         "email": {"address": "nora@example.org", "confirmed": False},
         "digest": {"hour": 9, "time_zone": "Asia/Tokyo"},
+        "push": [],
     }
 
     form.get_by_label("Days from now").fill("3")

@@ -15,15 +15,16 @@ import re
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Callable
 from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from standardwebhooks.webhooks import Webhook, WebhookVerificationError
 
+from tests.workers.receiving import Receiver
 
-class Sink:
+
+class Sink(Receiver):
     def __init__(self, status: int = 200, *, check_time: bool = True) -> None:
         """`check_time`: whether a timestamp must be near the real time (as Standard
         Webhooks asks); not under a test's fake clock, whose time leaps."""
@@ -34,11 +35,6 @@ class Sink:
         self.ids: dict[str, list[str]] = defaultdict(list)
         self.arrived: dict[str, list[float]] = defaultdict(list)
         self.bad_signatures = 0
-        self.failure: str | None = None
-        """What was wrong with the first delivery that failed the checks (None: none did)."""
-        self.told = False
-        """Whether a wait raised with `failure` already (leaving then does not again)."""
-        self.changed = threading.Condition()
         self.holds = 0
         """How many of the next requests are held (see `hold`)."""
         self.held: list[str] = []
@@ -65,36 +61,10 @@ class Sink:
             def log_message(self, format: str, *args: Any) -> None:
                 return None
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        super().__init__(Handler)
 
-    def url(self, path: str) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}{path}"
-
-    def __enter__(self) -> Sink:
-        self.thread.start()
-        return self
-
-    def __exit__(self, kind: type[BaseException] | None, *_: object) -> None:
+    def leaving(self) -> None:
         self.released.set()
-        self.server.shutdown()
-        self.server.server_close()
-        if kind is None and not self.told:
-            self.check()  # a test that never waited is failed too
-
-    def check(self) -> None:
-        """Fail (AssertionError) if a delivery failed the checks, saying what was wrong."""
-        if self.failure is not None:
-            self.told = True
-            raise AssertionError(self.failure)
-
-    def until(self, ready: Callable[[], bool], timeout: float = 20.0) -> bool:
-        """Wait until `ready()` (False after `timeout`), failing at once if a delivery fails
-        the checks meanwhile."""
-        with self.changed:
-            self.changed.wait_for(lambda: self.failure is not None or ready(), timeout)
-        self.check()
-        return ready()
 
     def hold(self, count: int = 1) -> None:
         """Hold the next `count` requests with a good signature: each is kept as any other

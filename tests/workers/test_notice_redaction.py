@@ -1,8 +1,9 @@
 """Every notification passes the one redaction gate (R42): over 200 generated games of every
-kind, each document that an append calls for, and its e-mail, tells its recipient no card it
-could not see then (another hand, the draw pile, the Architetto's hidden cards), no salt of a
-hidden event and not the seed, while the game is on; and a turn is announced once, to its
-seat only."""
+kind, each document that an append calls for, its e-mail and its push message, tells its
+recipient no card it could not see then (another hand, the draw pile, the Architetto's
+hidden cards), no salt of a hidden event and not the seed, while the game is on; and a turn
+is announced once, to its seat only. A push message (a phone's lock screen shows it) names
+no card at all, and fits what every push service takes."""
 
 from __future__ import annotations
 
@@ -14,10 +15,13 @@ import pytest
 
 from domain.events import Event, encoder
 from domain.evolve import evolve
+from domain.narrate import seat_names
 from domain.state import State
 from domain.view import view, visible
+from outbound.web_push import MAX_PLAINTEXT
 from projections.mail import render
 from projections.notices import Notice, encode, notice, notices_for
+from projections.push_messages import message_of
 from server.cli.simulation import random_game
 from server.config.card_data import load_game_data
 
@@ -103,3 +107,6 @@ def _check_document(state: State, log: list[Event], version: int, item: Notice, 
     )
     assert not in_mail & hidden_cards, f"the e-mail of {item.kind} at {version}"
     assert not set(HEX.findall(words)) & hidden_hex, "no salt and no seed by e-mail"
+    pushed = msgspec.json.encode(message_of(document, seat_names(state)))
+    assert not CARD_IN_WORDS.findall(pushed), f"the push of {item.kind} at {version}: {pushed!r}"
+    assert not HEX.findall(pushed) and len(pushed) <= MAX_PLAINTEXT

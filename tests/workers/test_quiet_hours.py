@@ -1,9 +1,10 @@
 """Quiet hours: a notification that comes while its player sleeps waits until their quiet
-hours end, in their time zone, and is sent then, once, under the same id, by webhook and by
-e-mail alike; a window that runs across midnight, and the nights a clock change shortens or
-lengthens, included. Through the embedded server, a real webhook receiver and a real SMTP
-server on loopback (aiosmtpd), under one fake clock that RQ's scheduling reads too (a
-delivery put off is scheduled by that clock's time, and moved to the queue when it comes)."""
+hours end, in their time zone, and is sent then, once, under the same id, by webhook, by
+e-mail and by Web Push alike; a window that runs across midnight, and the nights a clock
+change shortens or lengthens, included. Through the embedded server, a real webhook
+receiver, a real SMTP server (aiosmtpd) and a real push service on loopback, under one fake
+clock that RQ's scheduling reads too (a delivery put off is scheduled by that clock's time,
+and moved to the queue when it comes)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,7 @@ from store.notifications import QuietHours
 from tests.server.client import Api, Json, Player
 from tests.server.live import build_app
 from tests.workers.mailbox import Inbox
+from tests.workers.push_service import Device, PushService
 from tests.workers.sink import Sink
 from tests.workers.test_digest import FakeClock, _confirmed, _settings
 from workers.delivery_attempts import after_quiet_hours
@@ -96,6 +98,13 @@ def sink() -> Iterator[Sink]:
 
 
 @pytest.fixture
+def pushes(api: Api) -> Iterator[PushService]:
+    key = api.ok(api.request("GET", "/api/push/key"))["public_key"]
+    with PushService(key, check_time=False) as service:  # the fake clock leaps
+        yield service
+
+
+@pytest.fixture
 def api(
     clock: FakeClock, inbox: tuple[Inbox, int], monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[Api]:
@@ -135,11 +144,14 @@ def _settle() -> None:
 
 @pytest.mark.parametrize("night", list(NIGHTS.values()), ids=list(NIGHTS))
 def test_a_notice_in_quiet_hours_waits_for_their_end_and_comes_once_by_each_channel(
-    api: Api, clock: FakeClock, inbox: tuple[Inbox, int], sink: Sink, night: Night
-) -> None:
+    api: Api, clock: FakeClock, inbox: tuple[Inbox, int], sink: Sink, *, pushes: PushService,
+    night: Night,
+) -> None:  # fmt: skip
     box, _port = inbox
     ada, bea = api.create_player("Ada"), api.create_player("Bea")
     _confirmed(api, box, ada, ADDRESS)
+    phone = pushes.add(Device())
+    api.ok(api.request("POST", "/api/me/push", player=ada, json=phone.subscription(pushes)), 201)
     quiet = {**NIGHT, "time_zone": night.zone}
     body = {"email": {"address": ADDRESS}, "webhook": {"url": sink.url("/ada")},
             "quiet_hours": quiet}  # fmt: skip
@@ -154,8 +166,8 @@ def test_a_notice_in_quiet_hours_waits_for_their_end_and_comes_once_by_each_chan
     api.join(ada, created["game_id"], created["invite_code"])
     (told_bea,) = sink.wait("/bea", 1)  # the same notice, to a player awake: sent at once
     assert told_bea["type"] == "game.started"
-    put_off = _logged(api, ada, lambda d: d["type"] == "game.started", 2)
-    assert sorted(d["channel"] for d in put_off) == ["email", "webhook"]
+    put_off = _logged(api, ada, lambda d: d["type"] == "game.started", 3)
+    assert sorted(d["channel"] for d in put_off) == ["email", "push", "webhook"]
     for entry in put_off:
         assert entry["status"] == "deferred", put_off
         said = entry["detail"].removeprefix("quiet hours: to be sent at ")
@@ -163,17 +175,24 @@ def test_a_notice_in_quiet_hours_waits_for_their_end_and_comes_once_by_each_chan
     _settle()
     assert sink.received["/ada"] == [], "no webhook in the quiet hours"
     assert _game_mails(box) == [], "no e-mail in the quiet hours"
+    assert pushes.requests.get(phone.path, 0) == 0, "no push in the quiet hours"
 
     clock.set(night.ends - timedelta(seconds=1))  # 06:59:59, local time
     _settle()
     assert sink.received["/ada"] == [] and _game_mails(box) == [], "not a second early"
+    assert pushes.requests.get(phone.path, 0) == 0, "no push a second early"
 
     clock.set(night.ends + timedelta(seconds=1))
     ids = {d["channel"]: d["webhook_id"] for d in put_off}
     (started,) = [m for m in sink.wait("/ada", 1) if m["type"] == "game.started"]
     assert started["game_id"] == created["game_id"] and started["player_id"] == ada.player_id
     mails = box.wait(ADDRESS, 1, which=lambda m: "(game " in m["Subject"])
-    sent = _logged(api, ada, lambda d: d["status"] == "delivered", 2)
+    pushed = pushes.wait(phone.path, 1)
+    assert pushed[0].message["tag"] == f"game-{created['game_id']}"
+    ids_put_off = {d["webhook_id"] for d in put_off}
+    sent = _logged(
+        api, ada, lambda d: d["status"] == "delivered" and d["webhook_id"] in ids_put_off, 3
+    )
     assert sorted((d["channel"], d["webhook_id"]) for d in sent) == sorted(ids.items()), sent
     _settle()
     got = [i for i, m in zip(sink.ids["/ada"], sink.received["/ada"], strict=True)
@@ -182,6 +201,10 @@ def test_a_notice_in_quiet_hours_waits_for_their_end_and_comes_once_by_each_chan
     mails = [m for m in _game_mails(box) if "started" in m["Subject"].lower()]
     assert len(mails) == 1, [m["Subject"] for m in _game_mails(box)]
     assert f".{ids['email']}@" in mails[0]["Message-ID"], "the e-mail's one id"
+    pushed_at_all = _logged(
+        api, ada, lambda d: d["channel"] == "push" and d["status"] == "delivered"
+    )
+    assert len(pushes.received[phone.path]) == len(pushed_at_all), "one push per notice"
 
 
 ZONES = ["UTC", BERLIN, "America/New_York", "Asia/Tokyo", "Asia/Kolkata", "Australia/Lord_Howe",

@@ -138,7 +138,7 @@ def test_quiet_hours_need_a_real_time_zone_and_two_different_times(api: Api) -> 
     good = {"quiet_hours": {"start": "22:00", "end": "07:00", "time_zone": "Europe/Berlin"}}
     body = api.ok(api.request("PUT", "/api/me/notifications", player=me, json=good))
     expected = {"webhook": None, "quiet_hours": good["quiet_hours"], "reminder_hours": [24, 1]}
-    assert body == {**expected, "email": None, "digest": None}
+    assert body == {**expected, "email": None, "digest": None, "push": []}
 
 
 def test_the_settings_are_the_callers_own_and_need_a_token(api: Api) -> None:
