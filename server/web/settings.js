@@ -1,12 +1,13 @@
 // The settings page (/settings): how a player is told that a game awaits them, set without
 // the API: e-mail (with its confirmation), the daily digest, reminders before a deadline,
-// quiet hours, a webhook for the technical, this page's sound, and vacation. Everything is
-// read from and written to the API (`PUT /api/me/notifications`, `/api/me/vacation`) as any
+// quiet hours, a webhook for the technical, notifications on this device (Web Push) and the
+// list of devices that get them, this page's sound, and vacation. Everything is read from and
+// written to the API (`PUT /api/me/notifications`, `/api/me/push`, `/api/me/vacation`) as any
 // client would; a refusal is shown beside the field the server names.
 
 import { h, replace, status } from "./dom.js";
 import { get, call, post, session, refusalText, ApiError } from "./api.js";
-import { frame } from "./common.js";
+import { frame, pushSupported, pushKey, pushChecked, thisDevice, subscribeHere, forgetHere } from "./common.js";
 import { soundWanted, wantSound } from "./awaiting.js";
 
 const main = frame("Settings");
@@ -63,15 +64,19 @@ function showError(form, name, message) {
   const error = form.querySelector(`#${CSS.escape(input.dataset.field)}-error`);
   error.textContent = message.replace(/^[\w.[\]]+: /, "");
   error.hidden = false;
-  input.setAttribute("aria-invalid", "true");
+  if (input.matches("input, select")) input.setAttribute("aria-invalid", "true");
   input.focus();
   return true;
 }
 
-function refused(form, message, error) {
+// `what`: words before the server's (its field's name then left out); whether it went beside.
+function refused(form, message, error, not = "Not saved", what = "") {
   const name = error instanceof ApiError ? error.body.field : null;
-  const beside = name && showError(form, String(name), refusalText(error));
-  status(message, beside ? "Not saved: see the field marked below." : `Not saved: ${refusalText(error)}`, "error");
+  const said = refusalText(error).replace(/^[\w.[\]]+: /, "");
+  const text = what ? `${what}${said.charAt(0).toLowerCase()}${said.slice(1)}` : refusalText(error);
+  const beside = Boolean(name && showError(form, String(name), text));
+  status(message, beside ? `${not}: see the field marked below.` : `${not}: ${text}`, "error");
+  return beside;
 }
 
 function reminderHours(text, form) {
@@ -153,6 +158,108 @@ function notificationsForm(now, message) {
   return form;
 }
 
+// Web Push: a notification on this phone or computer while no page of the site is open
+// (common.js subscribes the browser and keeps it subscribed), and the player's devices.
+function deviceName() {
+  const agent = navigator.userAgent;
+  const browser = [["Edg/", "Edge"], ["OPR/", "Opera"], ["SamsungBrowser", "Samsung Internet"], ["Firefox/", "Firefox"],
+    ["FxiOS", "Firefox"], ["CriOS", "Chrome"], ["Chrome/", "Chrome"], ["Safari/", "Safari"]].find(([mark]) => agent.includes(mark));
+  const system = [["Android", "Android"], ["iPhone", "iPhone"], ["iPad", "iPad"], ["CrOS", "ChromeOS"],
+    ["Windows", "Windows"], ["Mac OS X", "Mac"], ["Linux", "Linux"]].find(([mark]) => agent.includes(mark));
+  const name = browser ? browser[1] : "Browser";
+  return system ? `${name} on ${system[1]}` : name;
+}
+
+const SERVICES = { "fcm.googleapis.com": "Google", "updates.push.services.mozilla.com": "Mozilla", "web.push.apple.com": "Apple" };
+const BLOCKED = "Notifications are blocked for this site in this browser. To allow them, open the site's settings "
+  + "(the icon just left of the address, or the browser's Settings, then Site settings, then Notifications), "
+  + "allow notifications, and press the button again.";
+
+function pushSection(devices, key) {
+  const said = h("div", { "aria-live": "polite" });
+  const listed = h("div", {});
+  const listHeading = h("h3", { tabindex: -1 }, "Devices that get your notifications");
+  const heading = h("h2", { id: "push-heading" }, "Notifications on this device");
+  const section = h("section", { class: "card-form push", "aria-labelledby": "push-heading" }, heading);
+  const show = (now) => {
+    const here = thisDevice();
+    replace(listed, now.length ? h("ul", { class: "devices" }, now.map((device) => {
+      const service = SERVICES[device.service] ? `${SERVICES[device.service]} (${device.service})` : device.service;
+      const added = new Date(device.created).toLocaleDateString(undefined, { day: "numeric", month: "short", year: "numeric" });
+      return h("li", {},
+        h("p", { class: "device-name" }, h("strong", {}, device.name), here && here.id === device.id ? h("span", { class: "here" }, "this device") : null),
+        h("p", { class: "hint" }, `Added ${added}, through ${service}`),
+        device.current ? null : h("p", { class: "stale" }, "Subscribed with an old key: open this site on that device again to renew it."),
+        h("button", { type: "button", "aria-label": `Remove ${device.name}`, onclick: () => remove(device) }, "Remove"));
+    })) : h("p", { class: "hint" }, "None yet."));
+  };
+  const remove = async (device) => {
+    try {
+      await call("DELETE", `/api/me/push/${encodeURIComponent(device.id)}`).catch((error) => {
+        if (error.status !== 404) throw error; // 404: removed already (elsewhere, or its service ended it)
+      });
+      const here = thisDevice();
+      if (here && here.id === device.id) await forgetHere();
+      show(await get("/api/me/push"));
+      status(said, `"${device.name}" gets no more notifications.`, "info");
+      listHeading.focus();
+    } catch (error) {
+      status(said, `Not removed: ${refusalText(error)}`, "error");
+    }
+  };
+  show(devices);
+  const intro = h("p", {}, "Get a notification on this phone or computer when it is your turn, even while no page of this site is open. Quiet hours apply to these too.");
+  const devicesPart = [listHeading, listed];
+  if (!pushSupported()) {
+    replace(section, heading, h("p", { class: "status info" }, "This browser cannot get notifications while this site is closed. "
+      + "On a phone, install the app (in the browser's menu: \u201cAdd to Home screen\u201d or \u201cInstall\u201d) and open it from there, "
+      + "or use another browser, such as Chrome, Edge or Firefox."), devicesPart);
+    return section;
+  }
+  if (!key) {
+    replace(section, heading, h("p", { class: "status info" }, "Notifications on phones and computers are off on this server. E-mail and webhooks still work."), devicesPart);
+    return section;
+  }
+  const name = h("input", { id: "push.name", maxlength: 60, autocomplete: "off", value: (thisDevice() || {}).name || deviceName() });
+  const blocked = Notification.permission === "denied";
+  const button = h("button", { type: "submit", class: "primary", "aria-describedby": blocked ? "push-error push-blocked" : "push-error" },
+    "Notify me on this device");
+  button.dataset.field = "push";
+  const form = h("form", { novalidate: true, onsubmit: async (event) => {
+    event.preventDefault();
+    clearErrors(form);
+    button.disabled = true;
+    try {
+      const answer = Notification.permission === "default" ? await Notification.requestPermission() : Notification.permission;
+      if (answer !== "granted") {
+        status(said, answer === "denied" ? BLOCKED : "You did not allow notifications yet: press the button again and choose \u201cAllow\u201d.", "error");
+        return;
+      }
+      status(said, "Asking this browser\u2026", "info");
+      const device = await subscribeHere(key, name.value.trim());
+      show(await get("/api/me/push"));
+      status(said, `Done: "${device.name}" gets your notifications.`, "ok");
+    } catch (error) {
+      button.disabled = false; // so that the refusal beside it can take the focus
+      if (error instanceof ApiError) {
+        const field = String(error.body.field || "");
+        // the server's words name the push service already; the keys are this browser's
+        const what = field.startsWith("push.keys") ? "This browser's keys were refused: " : "";
+        if (refused(form, said, error, "Not turned on", what)) status(said, null); // beside the button, which has the focus
+      } else {
+        status(said, `This browser could not subscribe: ${error.message || error}`, "error");
+      }
+    } finally {
+      button.disabled = false;
+    }
+  } },
+    field("push.name", "Name of this device", name, "To tell your devices apart in the list below."),
+    blocked ? h("p", { class: "hint", id: "push-blocked" }, BLOCKED) : null,
+    h("div", { class: "field" }, button, h("p", { class: "field-error", id: "push-error", hidden: true })));
+  replace(section, heading, intro, form, said, devicesPart);
+  return section;
+}
+
 function soundForm() {
   const sound = h("input", { type: "checkbox", id: "sound", checked: soundWanted(), onchange: () => wantSound(sound.checked) });
   return h("section", { class: "card-form", "aria-label": "In this browser" }, h("h2", {}, "In this browser"),
@@ -195,9 +302,10 @@ function vacationForm(info, message) {
 async function settings() {
   const message = h("div", { "aria-live": "assertive" });
   try {
-    const [now, vacation] = await Promise.all([get("/api/me/notifications"), get("/api/me/vacation")]);
-    replace(main, h("h1", {}, "Settings"), message,
-      h("div", { class: "settings-page" }, notificationsForm(now, message), h("div", {}, soundForm(), vacationForm(vacation, message))));
+    await pushChecked(); // a page renews this device's subscription first if it must
+    const [now, vacation, key] = await Promise.all([get("/api/me/notifications"), get("/api/me/vacation"), pushKey()]);
+    replace(main, h("h1", {}, "Settings"), message, h("div", { class: "settings-page" }, notificationsForm(now, message),
+      h("div", {}, pushSection(now.push, key), soundForm(), vacationForm(vacation, message))));
   } catch (error) {
     replace(main, h("h1", {}, "Settings"), message);
     status(message, error.status === 401 ? "Your sign-in is no longer valid: sign out and in again." : refusalText(error), "error");

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import json
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -151,3 +152,39 @@ def not_blank(png: bytes) -> bool:
     colours = image.getcolors(120 * 120) or []
     commonest = max(count for count, _ in colours)
     return len(colours) > 8 and commonest < 0.97 * 120 * 120
+
+
+def deliver_push(page: Watched, payload: dict[str, Any]) -> None:
+    """A push message to this page's service worker, as the browser's push service brings it
+    (through the DevTools protocol: headless Chromium cannot subscribe to a real one)."""
+    cdp = page.page.context.new_cdp_session(page.page)
+    registrations: list[str] = []
+    cdp.on(
+        "ServiceWorker.workerRegistrationUpdated",
+        lambda event: registrations.extend(
+            r["registrationId"] for r in event["registrations"] if not r["isDeleted"]
+        ),
+    )
+    cdp.send("ServiceWorker.enable")
+    deadline = time.monotonic() + 10
+    while not registrations:
+        assert time.monotonic() < deadline, "no service worker registration"
+        page.page.wait_for_timeout(50)
+    cdp.send(
+        "ServiceWorker.deliverPushMessage",
+        {"origin": page.base_url, "registrationId": registrations[0], "data": json.dumps(payload)},
+    )
+
+
+def shown_notifications(page: Watched, count: int) -> list[dict[str, Any]]:
+    """The notifications the page's service worker shows, once there are `count` (10 s at
+    most)."""
+    deadline = time.monotonic() + 10
+    while True:
+        shown: list[dict[str, Any]] = page.page.evaluate(
+            """async () => (await (await navigator.serviceWorker.ready).getNotifications())
+              .map((n) => ({title: n.title, body: n.body, tag: n.tag, url: n.data.url}))"""
+        )
+        if len(shown) >= count or time.monotonic() > deadline:
+            return shown
+        page.page.wait_for_timeout(50)

@@ -25,7 +25,9 @@ ARTIFACTS = Path(os.environ.get("PATRICIAN_ARTIFACTS", Path(__file__).parents[2]
 
 @pytest.fixture(scope="session")
 def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    server = LiveServer("web", tmp_path_factory.mktemp("web"), redis_url=None)
+    # Loopback allowed as a push service's address: the push tests run one there.
+    allow = {"PATRICIAN_WEBHOOK_ALLOW": "127.0.0.1"}
+    server = LiveServer("web", tmp_path_factory.mktemp("web"), redis_url=None, env=allow)
     try:
         server.start(timeout=30)
         yield server

@@ -7,15 +7,13 @@ that shows a notification naming the game, one per game, whose click opens it.
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable
-from typing import Any
 
 import httpx
 import pytest
 
 from tests.server.live import LiveServer
-from tests.web.browser import Watched
+from tests.web.browser import Watched, deliver_push, shown_notifications
 
 
 @pytest.fixture
@@ -74,50 +72,17 @@ def test_a_page_opened_with_no_network_says_it_is_offline(app_page: Watched) -> 
     app_page.page.get_by_role("heading", name="You are offline").wait_for(state="detached")
 
 
-def _deliver(page: Watched, payload: dict[str, Any]) -> None:
-    """A push message to this page's service worker, as the push service would bring it."""
-    cdp = page.page.context.new_cdp_session(page.page)
-    registrations: list[str] = []
-    cdp.on(
-        "ServiceWorker.workerRegistrationUpdated",
-        lambda event: registrations.extend(
-            r["registrationId"] for r in event["registrations"] if not r["isDeleted"]
-        ),
-    )
-    cdp.send("ServiceWorker.enable")
-    deadline = time.monotonic() + 10
-    while not registrations:
-        assert time.monotonic() < deadline, "no service worker registration"
-        page.page.wait_for_timeout(50)
-    cdp.send(
-        "ServiceWorker.deliverPushMessage",
-        {"origin": page.base_url, "registrationId": registrations[0], "data": json.dumps(payload)},
-    )
-
-
-def _notifications(page: Watched, count: int) -> list[dict[str, Any]]:
-    deadline = time.monotonic() + 10
-    while True:
-        shown: list[dict[str, Any]] = page.page.evaluate(
-            """async () => (await (await navigator.serviceWorker.ready).getNotifications())
-              .map((n) => ({title: n.title, body: n.body, tag: n.tag, url: n.data.url}))"""
-        )
-        if len(shown) >= count or time.monotonic() > deadline:
-            return shown
-        page.page.wait_for_timeout(50)
-
-
 def test_a_push_message_shows_one_notification_per_game_naming_it(app_page: Watched) -> None:
-    _deliver(app_page, {"title": "Your turn: Ada, Bo and you", "body": "Play a card.",
+    deliver_push(app_page, {"title": "Your turn: Ada, Bo and you", "body": "Play a card.",
                         "url": "/games/g1", "tag": "g1"})  # fmt: skip
-    first = _notifications(app_page, 1)
+    first = shown_notifications(app_page, 1)
     assert first == [{"title": "Your turn: Ada, Bo and you", "body": "Play a card.",
                       "tag": "g1", "url": "/games/g1"}]  # fmt: skip
-    _deliver(app_page, {"title": "Your turn: Ada, Bo and you", "body": "Build a floor.",
+    deliver_push(app_page, {"title": "Your turn: Ada, Bo and you", "body": "Build a floor.",
                         "url": "/games/g1", "tag": "g1"})  # fmt: skip
-    _deliver(app_page, {"title": "Your turn: Cy and you", "body": "Play a card.",
+    deliver_push(app_page, {"title": "Your turn: Cy and you", "body": "Play a card.",
                         "url": "https://elsewhere.example/x", "tag": "g2"})  # fmt: skip
-    shown = _notifications(app_page, 2)
+    shown = shown_notifications(app_page, 2)
     assert sorted((n["tag"], n["body"], n["url"]) for n in shown) == [
         ("g1", "Build a floor.", "/games/g1"),  # the newer notice of a game replaced the older
         ("g2", "Play a card.", "/"),  # a link off the site is never followed
