@@ -85,8 +85,9 @@ class Stack:
         for name, value in self.settings().items():  # as `make up` makes them
             if name.endswith("_DIR"):
                 Path(value).mkdir(parents=True, exist_ok=True)
-        key = str(self.directory / "signing-key.pem")
-        subprocess.run([str(BIN / "patrician"), "keygen", key], check=True, capture_output=True)
+        for command, key in (("keygen", "signing-key.pem"), ("push-keygen", "push-key.pem")):
+            made = str(self.directory / key)  # the paths of its settings (the stack's folder)
+            subprocess.run([str(BIN / "patrician"), command, made], check=True, capture_output=True)
         for name, command in parse_procfile(PROCFILE.read_text()).processes.items():
             self.lines[name] = Line(name, command)
             self.launch(name)
