@@ -12,6 +12,7 @@ import asyncio
 import functools
 import gc
 import logging
+import sys
 from pathlib import Path
 from typing import Any, BinaryIO, NamedTuple, cast
 
@@ -234,7 +235,7 @@ class _Lifetime:
         await self._announce_key()
         settings = self.settings
         if settings.redis_url is None and not settings.embedded_workers:
-            log.warning("running on an embedded in-process fakeredis, without workers")
+            log.info("running on an embedded in-process fakeredis, without workers")
         elif settings.redis_url is None:
             workers = EmbeddedWorkers(
                 context_for(
@@ -244,12 +245,18 @@ class _Lifetime:
             )  # fmt: skip
             self.embedded.append(workers)
             workers.start()
-            log.warning(
+            log.info(
                 "running on an embedded in-process fakeredis, with the workers (bots, webhooks, "
                 "clocks) "
                 "in this process: games live only as long as it; pass --redis-url (or "
                 "REDIS_URL) for a real deployment, and run `patrician worker` beside it"
             )
+            # the one line a person who typed `make run` reads (the others are for programs)
+            print(
+                f"Patrician is ready: open {settings.public_url} in your browser "
+                "(Ctrl+C stops it; its games live as long as it runs).",
+                file=sys.stderr, flush=True,
+            )  # fmt: skip
         else:
             url = without_password(settings.redis_url)
             try:
@@ -281,6 +288,8 @@ class _Lifetime:
             raise
         if self.settings.signing_key_file is not None:
             log.info("signing with the key of the key file", key_id=self.signer.key_id)
+        elif self.settings.redis_url is None:  # the embedded store: nothing outlives it anyway
+            log.info("signing with a key made at start for this process", key_id=self.signer.key_id)
         else:
             log.warning(
                 "signing with a key made at start for this process alone: set "

@@ -58,6 +58,9 @@ def serve_command(
             param_hint="--workers",
         )
     hand_over_urls(redis_url, queue_url)
+    if redis_url is None:  # everything in this process: its links lead to where it listens
+        if not os.environ.get("PATRICIAN_PUBLIC_URL"):
+            os.environ["PATRICIAN_PUBLIC_URL"] = _address(host, port)
     if card_file is not None:
         load_game_data(card_file)  # refuse a broken card file before starting
         os.environ["PATRICIAN_CARD_FILE"] = str(card_file)
@@ -120,3 +123,9 @@ def worker_command(
         client.close()
     context = worker_context(redis_url, card_file, queue_url)
     run_worker(context, claim_idle_seconds=claim_idle_seconds, role=role)
+
+
+def _address(host: str, port: int) -> str:
+    """Where a browser on this machine reaches a server listening on `host` and `port`."""
+    shown = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}.get(host, host)
+    return f"http://[{shown}]:{port}" if ":" in shown else f"http://{shown}:{port}"

@@ -112,6 +112,17 @@ class JoinedWritesProtocol(HttpToolsProtocol):
 
         return told_receive
 
+    def shutdown(self) -> None:
+        """The server stops (SIGINT, SIGTERM): a request being answered is finished as
+        uvicorn finishes it, but an app listening for the client's departure (a live stream,
+        which never ends by itself) is told of it now, as if the client had gone, so that
+        the server stops within moments rather than waiting for every follower to leave."""
+        cycle = self.cycle
+        if cycle is not None and not cycle.response_complete and not cycle.more_body:
+            self._input_ended = True
+            cycle.message_event.set()
+        super().shutdown()
+
     def eof_received(self) -> bool:  # type: ignore[override]  # asyncio.Protocol: bool | None
         """The client closed its side after its request (`shutdown(SHUT_WR)`, as `nc -N` and
         some health checkers do). A request it sent whole is still answered: the connection

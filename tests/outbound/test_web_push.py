@@ -76,6 +76,8 @@ def test_a_server_started_with_a_bad_key_file_or_contact_stops_with_a_line(
 ) -> None:
     bad = tmp_path / "key.pem"
     bad.write_text("nothing")
+    # `serve` sets the embedded server's public URL in the environment: restored after
+    monkeypatch.setenv("PATRICIAN_PUBLIC_URL", "http://127.0.0.1:8000")
     monkeypatch.setenv("PATRICIAN_PUSH_KEY_FILE", str(bad))
     said = CliRunner().invoke(main, ["serve", "--port", "1"])
     assert said.exit_code == 2 and "push key" in said.output and "Traceback" not in said.output
