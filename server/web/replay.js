@@ -5,6 +5,9 @@
 // any seat once the game is over); each seat's points and tokens over the game; the keys
 // arrows, Home/End, PageUp/PageDown (scorings) and Space (play).
 //
+// The step's words and the controls stay at the top of the window (sticky) wherever the page
+// is scrolled; the log scrolls inside its own box (its scrollTop, never the page's).
+//
 // The whole replay is one request (about 25 KB gzipped for a finished five-seat game); each
 // step is drawn from the view the server made for it, nothing is re-derived here.
 
@@ -13,7 +16,7 @@ import { get, refusalText } from "./api.js";
 import { frame } from "./common.js";
 import { Cards, gameDataOf } from "./cards.js";
 import { BoardPicture, seatName } from "./board.js";
-import { seatsTable, resultTable, pendingText, cardList } from "./seats.js";
+import { seatsTable, resultTable, pendingText, cardList, actedBy } from "./seats.js";
 
 const gameId = decodeURIComponent(location.pathname.split("/")[2] || "");
 const main = frame("Replay");
@@ -21,7 +24,7 @@ const page = { replay: null, index: 0, playing: null, perspective: "own", cards:
 
 const parts = {
   message: h("div", { "aria-live": "assertive" }),
-  where: h("p", { class: "pending", role: "status", "aria-live": "polite" }),
+  where: h("div", { class: "where", role: "status", "aria-live": "polite" }),
   board: h("div", { class: "board-wrap" }),
   controls: h("div", { class: "controls", role: "toolbar", "aria-label": "Replay controls" }),
   jumps: h("div", { class: "controls", role: "toolbar", "aria-label": "Jumps" }),
@@ -31,16 +34,17 @@ const parts = {
   log: h("ol", { class: "log", "aria-label": "The game in words" }),
   result: h("div"),
 };
+parts.logBox = h("section", { class: "log-wrap", "aria-label": "Log", tabindex: 0 }, h("h2", {}, "Log"), parts.log);
 
 replace(main,
   h("h1", {}, "Replay of ", h("a", { href: `/games/${encodeURIComponent(gameId)}` }, h("code", {}, gameId))),
-  parts.message, parts.where, parts.controls, parts.jumps,
+  parts.message, h("div", { class: "replay-bar" }, parts.where, parts.controls), parts.jumps,
   h("div", { class: "replay" },
     parts.board,
-    h("div", { class: "side" }, parts.result, parts.seats, parts.hand, parts.chart,
-      h("section", { class: "log-wrap", "aria-label": "Log", tabindex: 0 }, h("h2", {}, "Log"), parts.log))),
+    h("div", { class: "side" }, parts.result, parts.seats, parts.chart, parts.logBox, parts.hand)),
   h("p", { class: "keys" }, "Keys: \u2190 \u2192 step, Home / End first and last, PageUp / PageDown previous and next city scoring, Space play or pause."));
 
+const noBoard = h("p", { class: "hint", hidden: true }, "No board yet: the cities are laid out once the table is full.");
 const steps = () => page.replay.steps;
 const step = () => steps()[page.index];
 
@@ -66,11 +70,13 @@ function draw(fromLog) {
   const shown = shownHand(view);
   if (!page.picture) page.picture = new BoardPicture(page.cards);
   page.picture.draw(view);
-  if (page.picture.svg.parentNode !== parts.board) replace(parts.board, page.picture.svg);
-  parts.where.textContent = `Version ${current.version} of ${page.replay.version} (step ${page.index + 1} of ${steps().length}): ${current.text || current.event.type.replaceAll("_", " ")}${current.by ? ` [${current.by}]` : ""} ${pendingText(view, shown.seat)}`;
+  if (page.picture.svg.parentNode !== parts.board) replace(parts.board, noBoard, page.picture.svg);
+  noBoard.hidden = view.cities.length > 0;
+  where(current);
   // Each part is made anew only when what it shows changed (most steps change one seat).
-  redraw("seats", [view.players, view.architetto, view.pending, view.clock, shown.seat], () =>
-    replace(parts.seats, h("h2", {}, "Seats"), seatsTable(view, page.cards, shown.seat)));
+  // "You" is the viewer's own seat only, never the seat whose hand is shown.
+  redraw("seats", [view.players, view.architetto, view.pending, view.clock], () =>
+    replace(parts.seats, h("h2", {}, "Seats"), seatsTable(view, page.cards, page.replay.viewer)));
   redraw("hand", [shown], () => replace(parts.hand, shown.seat === null || shown.seat === undefined ? null : [
     h("h2", {}, `Hand of ${seatName(view, shown.seat)}`), cardList(shown.hand, page.cards, "Hand"),
     shown.played.length ? [h("h3", {}, "Played"), cardList(shown.played, page.cards, "Played cards")] : null]));
@@ -82,7 +88,7 @@ function draw(fromLog) {
   const item = page.logItems[page.index];
   if (item) {
     item.classList.add("current");
-    if (!fromLog) requestAnimationFrame(() => item.scrollIntoView({ block: "nearest" }));
+    if (!fromLog) requestAnimationFrame(() => showInLog(item));
   }
   nowLine.setAttribute("x1", String(chartX(page.index)));
   nowLine.setAttribute("x2", String(chartX(page.index)));
@@ -90,6 +96,35 @@ function draw(fromLog) {
   // The address follows the board (a link to this step), once the steps stop coming.
   clearTimeout(page.linking);
   page.linking = setTimeout(() => history.replaceState(null, "", `#v=${current.version}`), 120);
+}
+
+// What this step is: its count, the event in words, who acted for the seat when it was not
+// its player (a bot it was handed to, the clock's bot), and the state after it (whose
+// decision and what step, or the end), all from this step's own view.
+function where(current) {
+  const view = current.view;
+  const before = page.index > 0 ? steps()[page.index - 1].view.pending : null;
+  const actor = before ? before.seat : null; // the seat whose decision this step answered
+  const newTurn = current.event.type === "step_started" && current.event.seat !== actor;
+  const by = newTurn ? "" : actedBy(current.by, view, actor);
+  const pending = view.pending || {};
+  replace(parts.where,
+    h("p", { class: "step-count" }, `Step ${page.index + 1} of ${steps().length} (version ${current.version} of ${page.replay.version})`),
+    current.text ? h("p", { class: "step-event" }, current.text) : null,
+    by ? h("p", { class: "step-by" }, by) : null,
+    h("p", { class: "pending step-state", dataset: { phase: view.phase, seat: pending.seat ?? "", step: pending.step ?? "" } },
+      pendingText(view, page.replay.viewer)));
+}
+
+// The chosen line of the log into view inside the log's own box (the page never scrolls):
+// centred when it was out of view, left alone when it shows.
+function showInLog(item) {
+  const box = parts.logBox;
+  const head = box.firstElementChild.getBoundingClientRect().height;
+  const outer = box.getBoundingClientRect();
+  const line = item.getBoundingClientRect();
+  if (line.top >= outer.top + head && line.bottom <= outer.bottom) return;
+  box.scrollTop += line.top - (outer.top + head) - (outer.height - head - line.height) / 2;
 }
 
 const drawnParts = new Map();
@@ -129,41 +164,75 @@ const playButton = h("button", { type: "button", "aria-pressed": "false", onclic
 const seatChoice = h("select", { "aria-label": "The seat whose next turn to jump to" });
 const perspective = h("select", { "aria-label": "Whose hand to show", onchange: (e) => { page.perspective = e.target.value; draw(); } });
 
-const CHART_W = 600;
-const CHART_H = 180;
-const nowLine = s("line", { class: "now", y1: 0, y2: CHART_H });
+// (The hand shown comes last: it grows as the game goes, and moves nothing else then.)
+
+// The chart: each seat's points (its tokens' values and trade bonus: solid) and tokens held
+// (dashed) over the game, in two panels whose axes are true: each from the real lowest to the
+// highest value, zero drawn and labelled where it is, the versions along the bottom.
+const CHART_W = 360;
+const PANELS = { points: { top: 22, height: 104 }, tokens: { top: 158, height: 48 } };
+const CHART_H = PANELS.tokens.top + PANELS.tokens.height;
+const VIEW_BOX = [-34, 0, CHART_W + 44, CHART_H + 24];
+const nowLine = s("line", { class: "now", y1: PANELS.points.top, y2: CHART_H });
 const chartX = (index) => (steps().length > 1 ? (index / (steps().length - 1)) * CHART_W : 0);
 
+function panel(name, title, series, dashed, seats) {
+  const { top, height } = PANELS[name];
+  const known = series.flat().filter((v) => v !== null);
+  const low = known.length ? Math.min(...known) : 0;
+  const high = Math.max(low + 1, ...known);
+  const y = (v) => top + height - ((v - low) / (high - low)) * height;
+  const ticks = [...new Set([low, Math.round((low + high) / 2), high, ...(low < 0 && high > 0 ? [0] : [])])];
+  const runs = (values) => values.reduce((all, v, i) => {
+    if (v === null) all.push([]);
+    else all[all.length - 1].push(`${chartX(i).toFixed(1)},${y(v).toFixed(1)}`);
+    return all;
+  }, [[]]).filter((run) => run.length > 1);
+  return s("g", { class: `panel ${name}`, dataset: { low, high } },
+    s("text", { class: "panel-title", x: 0, y: top - 8, text: title }),
+    ticks.map((v) => [
+      s("line", { class: v === 0 ? "zero" : "grid", x1: 0, x2: CHART_W, y1: y(v), y2: y(v), dataset: { value: v } }),
+      s("text", { class: "tick", x: -5, y: y(v) + 4, "text-anchor": "end", text: String(v) }),
+    ]),
+    s("line", { class: "axis", x1: 0, x2: 0, y1: top, y2: top + height }),
+    seats.map((seat, i) => runs(series[i]).map((run) => s("polyline", {
+      fill: "none", stroke: SEAT_COLOURS[seat], "stroke-width": 2.5, "stroke-dasharray": dashed ? "5 3" : null,
+      points: run.join(" "), dataset: { seat },
+    }))));
+}
+
 function chart() {
-  const seats = steps()[steps().length - 1].view.players.map((p) => p.seat);
+  const last = steps()[steps().length - 1].view;
+  const seats = last.players.map((p) => p.seat);
+  const of = (view, seat) => view.players.find((x) => x.seat === seat);
+  // A seat's points where its tokens are known (null where hidden, or before the seats).
   const points = (view, seat) => {
-    const p = view.players.find((x) => x.seat === seat);
-    if (!p) return 0; // before the seats are drawn
-    return p.tokens ? p.tokens.reduce((a, b) => a + b, 0) + p.trade_bonus : p.token_count;
+    const p = of(view, seat);
+    return p && p.tokens ? p.tokens.reduce((a, b) => a + b, 0) + (p.trade_bonus || 0) : null;
   };
-  const held = (view, seat) => (view.players.find((x) => x.seat === seat) || { token_count: 0 }).token_count;
+  const held = (view, seat) => (of(view, seat) ? of(view, seat).token_count : null);
   const series = seats.map((seat) => steps().map((item) => points(item.view, seat)));
   const tokens = seats.map((seat) => steps().map((item) => held(item.view, seat)));
-  const top = Math.max(1, ...series.flat());
-  const most = Math.max(1, ...tokens.flat());
-  const line = (values, max, height, offset, seat, dashed) => s("polyline", {
-    fill: "none", stroke: SEAT_COLOURS[seat], "stroke-width": 2.5, "stroke-dasharray": dashed ? "5 3" : null,
-    points: values.map((v, i) => `${chartX(i).toFixed(1)},${(offset + height - (v / max) * height).toFixed(1)}`).join(" "),
-  });
-  const svg = s("svg", { viewBox: `-30 -10 ${CHART_W + 40} ${CHART_H + 30}`, role: "img",
-    "aria-label": `Points (solid, up to ${top}) and tokens (dashed, up to ${most}) of each seat over the game; the red line is now` },
-  s("line", { class: "axis", x1: 0, y1: CHART_H, x2: CHART_W, y2: CHART_H }),
-  s("text", { x: -26, y: 10, text: String(top) }), s("text", { x: -26, y: CHART_H, text: "0" }),
-  seats.map((seat, i) => line(series[i], top, CHART_H * 0.62, 0, seat, false)),
-  seats.map((seat, i) => line(tokens[i], most, CHART_H * 0.3, CHART_H * 0.68, seat, true)),
+  const pointsPanel = panel("points", "Points (tokens' values and trade bonus)", series, false, seats);
+  const tokensPanel = panel("tokens", "Tokens held", tokens, true, seats);
+  const [first, final] = [steps()[0].version, page.replay.version];
+  const svg = s("svg", { viewBox: VIEW_BOX.join(" "), role: "img",
+    "aria-label": `Points (solid, from ${pointsPanel.dataset.low} to ${pointsPanel.dataset.high}) and tokens held (dashed, from ${tokensPanel.dataset.low} to ${tokensPanel.dataset.high}) of each seat from version ${first} to ${final}; the red line is this step` },
+  pointsPanel, tokensPanel,
+  s("text", { class: "tick", x: 0, y: CHART_H + 18, text: `version ${first}` }),
+  s("text", { class: "tick", x: CHART_W, y: CHART_H + 18, "text-anchor": "end", text: `version ${final}` }),
   nowLine);
   svg.addEventListener("click", (event) => {
     const box = svg.getBoundingClientRect();
-    const x = ((event.clientX - box.left) / box.width) * (CHART_W + 40) - 30;
-    go(Math.round((x / CHART_W) * (steps().length - 1)));
+    const x = ((event.clientX - box.left) / box.width) * VIEW_BOX[2] + VIEW_BOX[0];
+    go(Math.round((Math.max(0, Math.min(CHART_W, x)) / CHART_W) * (steps().length - 1)));
   });
+  const hidden = seats.some((_, i) => series[i].some((v, j) => v === null && tokens[i][j] !== null));
   replace(parts.chart, h("h2", {}, "Points and tokens"), svg,
-    h("p", { class: "hint" }, seats.map((seat) => h("span", { class: `swatch seat-${seat}`, "aria-hidden": "true" }, String(seat))), " solid: points so far; dashed: tokens held"));
+    h("ul", { class: "legend" }, last.players.map((p) => h("li", {},
+      h("span", { class: `swatch seat-${p.seat}`, "aria-hidden": "true" }, String(p.seat)), ` ${p.name}`))),
+    h("p", { class: "hint" }, "Solid: points so far; dashed: tokens held; the red line: this step.",
+      hidden ? " A seat's points are not drawn while the values of its tokens are hidden." : ""));
 }
 
 function controls() {

@@ -14,14 +14,36 @@ const STEPS = {
   architetto_site: "choose the Architetto's site",
 };
 
+// The state of a view in words: whose decision and what step, the table filling, the deal,
+// the end. "Your turn" only for `viewer`, the seat of whoever looks (null: a spectator).
 export function pendingText(view, viewer) {
-  if (view.phase === "waiting") return `Waiting for players: ${view.joined.length} of ${view.seats} at the table.`;
+  if (view.phase === "waiting") {
+    const joined = view.joined.length;
+    return joined < view.seats ? `Waiting for players: ${joined} of ${view.seats} at the table.` : "The table is full: the game starts.";
+  }
   if (view.phase === "cancelled") return "This game was cancelled.";
-  if (view.phase === "over" || !view.pending) return "The game is over.";
+  if (view.phase === "over") return "The game is over.";
+  if (!view.pending) return "The game is being set up: seats drawn, cards dealt.";
   const step = STEPS[view.pending.step] || view.pending.step;
   const card = view.pending.card ? ` with ${view.pending.card}` : "";
   if (viewer !== null && viewer !== undefined && view.pending.seat === viewer) return `Your turn: ${step}${card}.`;
   return `${seatName(view, view.pending.seat)} is to ${step}${card}.`;
+}
+
+// The bots in words, by level (a seat's `by` in a replay step or a record: "bot:<level>",
+// or "clock:<level>" when the clock's bot played a turn whose time ran out).
+const BOTS = { random: "Random bot", greedy: "Greedy bot", ismcts: "Search bot (ISMCTS)" };
+export const botName = (level) => BOTS[level] || `${level} bot`;
+
+// Who acted for `seat` when not its player: "" for the player, or for a bot at its own seat
+// (a seat the server named after the bot's level, "Greedy bot 2").
+export function actedBy(by, view, seat) {
+  const [kind, level] = String(by || "").split(":");
+  if (!level || seat === null || seat === undefined) return "";
+  const player = view.players.find((p) => p.seat === seat);
+  if (kind === "bot" && player && player.name.toLowerCase().startsWith(`${level} bot`)) return "";
+  const who = `Played for ${seatName(view, seat)} by the ${botName(level)}`;
+  return kind === "clock" ? `${who}: the time for the turn ran out.` : `${who}.`;
 }
 
 function swatch(seat) {
