@@ -17,7 +17,6 @@ from typing import Any
 
 import pytest
 import redis
-from aiosmtpd.controller import Controller
 from litestar.testing import TestClient
 from rq.job import Job
 
@@ -34,7 +33,6 @@ from store.notifications import (
     set_channels_op,
 )
 from store.talk import TalkMessage
-from tests.processes import free_port
 from tests.server.client import Api, Json, Player
 from tests.server.live import build_app
 from tests.store.servers import RedisServer
@@ -65,17 +63,6 @@ class FakeClock:
 @pytest.fixture
 def clock() -> FakeClock:
     return FakeClock(datetime(2026, 12, 1, 9, 0, tzinfo=UTC))  # 10:00 in Berlin
-
-
-@pytest.fixture
-def inbox() -> Iterator[tuple[Inbox, int]]:
-    handler, port = Inbox(), free_port()
-    controller = Controller(handler, hostname="127.0.0.1", port=port)
-    controller.start()
-    try:
-        yield handler, port
-    finally:
-        controller.stop()
 
 
 @pytest.fixture

@@ -11,14 +11,12 @@ from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
-from aiosmtpd.controller import Controller
 from hypothesis import example, given
 from hypothesis import strategies as st
 from litestar.testing import TestClient
 
 from server.config.settings import Settings
 from store.notifications import Digest
-from tests.processes import free_port
 from tests.server.client import Api
 from tests.server.live import build_app
 from tests.workers.mailbox import Inbox
@@ -45,17 +43,6 @@ ADDRESS = "ada@example.org"
 @pytest.fixture
 def clock() -> FakeClock:
     return FakeClock(datetime(2026, 12, 1, 9, 0, tzinfo=UTC))  # 18:00 in Tokyo
-
-
-@pytest.fixture
-def inbox() -> Iterator[tuple[Inbox, int]]:
-    handler, port = Inbox(), free_port()
-    controller = Controller(handler, hostname="127.0.0.1", port=port)
-    controller.start()
-    try:
-        yield handler, port
-    finally:
-        controller.stop()
 
 
 @pytest.fixture

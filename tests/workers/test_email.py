@@ -9,32 +9,18 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
 from email.message import EmailMessage
 from typing import Any
 
 import pytest
-from aiosmtpd.controller import Controller
 from litestar.testing import TestClient
 
 from server.config.settings import Settings
-from tests.processes import free_port
 from tests.server.client import Api, Json, Player
 from tests.server.live import build_app
 from tests.workers.mailbox import Inbox, html_of, text_of
 
 PUBLIC = "https://play.example"
-
-
-@pytest.fixture
-def inbox() -> Iterator[tuple[Inbox, int]]:
-    handler, port = Inbox(), free_port()
-    controller = Controller(handler, hostname="127.0.0.1", port=port)
-    controller.start()
-    try:
-        yield handler, port
-    finally:
-        controller.stop()
 
 
 def _api(port: int, grace: float) -> TestClient[Any]:

@@ -77,21 +77,6 @@ def clock() -> FakeClock:
 
 
 @pytest.fixture
-def inbox() -> Iterator[tuple[Inbox, int]]:
-    from aiosmtpd.controller import Controller
-
-    from tests.processes import free_port
-
-    handler, port = Inbox(), free_port()
-    controller = Controller(handler, hostname="127.0.0.1", port=port)
-    controller.start()
-    try:
-        yield handler, port
-    finally:
-        controller.stop()
-
-
-@pytest.fixture
 def sink() -> Iterator[Sink]:
     with Sink(check_time=False) as receiver:  # the fake clock leaps
         yield receiver
