@@ -58,9 +58,9 @@ def serve_command(
             param_hint="--workers",
         )
     hand_over_urls(redis_url, queue_url)
-    if redis_url is None:  # everything in this process: its links lead to where it listens
-        if not os.environ.get("PATRICIAN_PUBLIC_URL"):
-            os.environ["PATRICIAN_PUBLIC_URL"] = _address(host, port)
+    if redis_url is None and not os.environ.get("PATRICIAN_PUBLIC_URL"):
+        # everything in this process: its links lead to where it listens
+        os.environ["PATRICIAN_PUBLIC_URL"] = _address(host, port)
     if card_file is not None:
         load_game_data(card_file)  # refuse a broken card file before starting
         os.environ["PATRICIAN_CARD_FILE"] = str(card_file)
