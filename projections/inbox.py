@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from domain.narrate import seat_names
 from domain.state import State
 from domain.view import ClockView
 from store.inbox import InboxEntry
@@ -30,6 +31,9 @@ def entry_of(
         since=since,
         result=state.result,
         clock=clock,
+        names=state.names,
+        seat_names=seat_names(state),
+        ended=since if state.finished else None,
     )
 
 

@@ -31,6 +31,13 @@ class InboxEntry(msgspec.Struct, frozen=True):
     """When the game started waiting for its current decision (UTC, ISO 8601)."""
     result: GameEnded | None = None
     clock: ClockView | None = None
+    names: tuple[str, ...] = ()
+    """The names of the players at the table in the order they joined (its creator first),
+    as the board's `names`."""
+    seat_names: tuple[str, ...] = ()
+    """Each seat's player's name, seat 0 first, once the seats are drawn (empty before)."""
+    ended: str | None = None
+    """When the game ended, or was called off (UTC, ISO 8601); null while it is on."""
 
 
 _encoder = msgspec.json.Encoder()

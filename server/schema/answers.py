@@ -99,6 +99,8 @@ class LobbyGame(msgspec.Struct, frozen=True):
     modules: tuple[Module, ...]
     joined: tuple[str, ...]
     version: int
+    names: tuple[str, ...] = ()
+    """The names of the `joined` players, in the same order (its creator first)."""
 
 
 # A game in the caller's list (`/api/me/games`): its inbox entry as the workers keep it

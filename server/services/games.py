@@ -43,6 +43,10 @@ from store.time_controls import TimeControl, set_time_control
 T = TypeVar("T")
 log = structlog.get_logger("patrician")
 
+BOT_NAMES = {"random": "Random bot", "greedy": "Greedy bot", "ismcts": "Search bot"}
+"""The name a bot player gets, by its level: the words the pages use for it (server/web/names.js),
+numbered by its place among the bots asked for when its level comes more than once."""
+
 
 def appended(kind: str, game_id: str, answer: T) -> T:
     """An append a request made: counted (`server.transport.metrics`) and logged, under the
@@ -186,7 +190,7 @@ class GameService:
         joined: answers.Joined | None = None
         for number, bot in enumerate(bots, 1):
             same = sum(1 for other in bots if other.level == bot.level)
-            name = f"{bot.level.title()} bot" + (f" {number}" if same > 1 else "")
+            name = BOT_NAMES[bot.level] + (f" {number}" if same > 1 else "")
             player = await self.players.create_bot(bot.level, name)
             joined = await self._join(game_id, player, requests.JoinGame(invite_code=code))
         assert joined is not None  # there is a bot: the request asked for them

@@ -62,7 +62,7 @@ class ListingService:
                 games.append(
                     answers.LobbyGame(
                         game_id, board.edition, board.seats, board.modules, state.players,
-                        state.version,
+                        state.version, state.names,
                     )
                 )  # fmt: skip
         return games

@@ -9,6 +9,7 @@
 import { h, replace, ago, until, status, fragment } from "./dom.js";
 import { get, post, session, saveSession, refusalText } from "./api.js";
 import { frame } from "./common.js";
+import { BOT_LEVELS, editionName, moduleName, gameTitle, resultOf, listOf, dayOf } from "./names.js";
 
 // A login link's account, checked with its own token before anything is kept: a link that
 // does not work changes nothing, and one of another account never replaces yours unasked.
@@ -87,10 +88,13 @@ function signIn() {
     message);
 }
 
+// The other places at the table, in words: seats are drawn only when the table is full (R7),
+// so they are not numbered here (seats are numbered from 0, in the game and on every page).
+const OPPONENTS = ["First", "Second", "Third", "Fourth"];
+
 function newGameForm(message) {
-  const edition = h("select", { id: "edition", name: "edition" },
-    h("option", { value: "towers" }, "Towers of Influence"), h("option", { value: "classic" }, "Classic"));
-  const seats = h("select", { id: "seats", name: "seats" }, [2, 3, 4, 5].map((n) => h("option", { value: n, selected: n === 3 }, `${n} seats`)));
+  const edition = h("select", { id: "edition", name: "edition" }, ["towers", "classic"].map((id) => h("option", { value: id }, editionName(id))));
+  const seats = h("select", { id: "seats", name: "seats" }, [2, 3, 4, 5].map((n) => h("option", { value: n, selected: n === 3 }, `${n} players`)));
   const routes = h("input", { type: "checkbox", id: "trade_routes", name: "trade_routes" });
   const delegates = h("input", { type: "checkbox", id: "delegates", name: "delegates" });
   const bots = h("div", { class: "bots" });
@@ -98,10 +102,10 @@ function newGameForm(message) {
   const drawBots = () => {
     const others = Number(seats.value) - 1;
     const kept = [...bots.querySelectorAll("select")].map((s) => s.value);
-    replace(bots, Array.from({ length: others }, (_, i) => h("label", { class: "bot" }, `Seat ${i + 2}: `,
-      h("select", { name: `bot-${i}`, "aria-label": `Who plays the seat ${i + 2}` },
-        h("option", { value: "" }, "a person (invite)"),
-        ["random", "greedy", "ismcts"].map((level) => h("option", { value: level, selected: kept[i] === level }, `${level} bot`))))));
+    replace(bots, Array.from({ length: others }, (_, i) => h("label", { class: "bot" }, `${OPPONENTS[i]} opponent: `,
+      h("select", { name: `bot-${i}`, "aria-describedby": "bot-levels" },
+        h("option", { value: "" }, "A person you invite"),
+        BOT_LEVELS.map((bot) => h("option", { value: bot.level, selected: kept[i] === bot.level }, bot.choice))))));
   };
   const modules = () => { routes.disabled = delegates.disabled = edition.value === "classic"; };
   seats.addEventListener("change", drawBots);
@@ -127,27 +131,67 @@ function newGameForm(message) {
     h("h2", {}, "New game"),
     h("label", { for: "edition" }, "Edition"), edition,
     h("label", { for: "seats" }, "Players"), seats,
-    h("fieldset", {}, h("legend", {}, "Modules"),
-      h("label", {}, routes, " Trade routes"), h("label", {}, delegates, " Delegates")),
-    h("fieldset", {}, h("legend", {}, "The other seats"), bots),
+    h("fieldset", {}, h("legend", {}, "Modules (Towers only)"),
+      h("label", {}, routes, ` ${moduleName("trade_routes")}`), h("label", {}, delegates, ` ${moduleName("delegates")}`)),
+    h("fieldset", {}, h("legend", {}, "Your opponents"),
+      h("p", { class: "hint" }, "A person, or a bot of the strength you choose. Seats are drawn when the table is full: who plays first is left to chance."),
+      bots,
+      h("ul", { id: "bot-levels", class: "hint bot-levels" }, BOT_LEVELS.map((bot) => h("li", {}, h("strong", {}, bot.choice), `: ${bot.hint}`)))),
     h("label", { for: "per_move_hours" }, "Hours per turn (empty: untimed)"), clock,
     h("button", { type: "submit", class: "primary" }, "Create the game"));
 }
 
+const FINISHED = new Set(["over", "cancelled"]);
+const RECENT = 10; // finished games shown at once, the latest first; the others a click away
+
+// A game in play or waiting: its title (its players and kind, never its id) and where it is.
+function gameItem(game) {
+  const state = game.your_decision ? [h("strong", {}, "Your turn"), ` \u00B7 waiting ${ago(game.waited_seconds)}`,
+    game.clock && game.clock.deadline ? ` \u00B7 ${until(game.clock.deadline)}` : ""]
+    : game.phase === "waiting" ? "Waiting for players" : "Playing: not your turn";
+  return h("li", { class: game.your_decision ? "awaiting" : "", dataset: { game: game.game_id } },
+    h("a", { href: `/games/${game.game_id}` }, gameTitle(game)),
+    h("p", { class: "hint" }, state));
+}
+
+// A finished game: how it went for you (the result, your points and the others'), and when;
+// a table called off, when and who had joined it.
+function finishedItem(game, mine) {
+  const result = resultOf(game, mine.name);
+  const others = result.others.map((o) => (o.total === null ? o.name : `${o.name} (${o.total})`));
+  const ended = game.ended || game.since;
+  const day = ended ? h("time", { datetime: ended }, dayOf(ended)) : null;
+  const words = result.outcome === "called off"
+    ? [h("strong", {}, result.headline), day ? [" on ", day] : "", others.length ? `, with ${listOf(others)} at the table` : ""]
+    : [h("strong", {}, result.headline), result.points === null ? "" : ` with ${result.points} points`,
+      others.length ? ` against ${listOf(others)}` : "", day ? [" \u00B7 ended ", day] : ""];
+  return h("li", { class: "finished", dataset: { game: game.game_id, outcome: result.outcome } },
+    h("a", { href: `/games/${game.game_id}` }, gameTitle(game)),
+    h("p", { class: "hint" }, words),
+    game.phase === "over" ? h("p", { class: "hint" }, h("a", { href: `/games/${game.game_id}/replay` }, "Replay")) : null);
+}
+
 function myGames(games) {
-  if (!games.length) return h("p", { class: "hint" }, "No games yet: create one, or open an invite link.");
-  return h("ul", { class: "games" }, games.map((game) => h("li", { class: game.your_decision ? "awaiting" : "", dataset: { game: game.game_id } },
-    h("a", { href: `/games/${game.game_id}` }, game.your_decision ? h("strong", {}, "Your turn") : game.phase === "over" ? "Finished" : game.phase === "waiting" ? "Waiting for players" : "Playing"),
-    ` \u00B7 ${game.seats} seats, ${game.edition}${game.modules.length ? ` + ${game.modules.join(", ").replaceAll("_", " ")}` : ""}`,
-    game.your_decision ? ` \u00B7 waiting ${ago(game.waited_seconds)}` : "",
-    game.clock && game.clock.deadline && game.your_decision ? ` \u00B7 ${until(game.clock.deadline)}` : "")));
+  const playing = games.filter((game) => !FINISHED.has(game.phase));
+  if (!playing.length) return h("p", { class: "hint" }, games.length ? "None in play: create one, or open an invite link." : "No games yet: create one, or open an invite link.");
+  return h("ul", { class: "games" }, playing.map(gameItem));
+}
+
+function finishedGames(games, mine, opened) {
+  const when = (game) => String(game.ended || game.since || "");
+  const finished = games.filter((game) => FINISHED.has(game.phase)).sort((a, b) => when(b).localeCompare(when(a)));
+  if (!finished.length) return h("p", { class: "hint" }, "None yet.");
+  const list = (some) => h("ul", { class: "games" }, some.map((game) => finishedItem(game, mine)));
+  if (finished.length <= RECENT) return list(finished);
+  return [list(finished.slice(0, RECENT)),
+    h("details", { open: opened }, h("summary", {}, `${finished.length - RECENT} earlier`), list(finished.slice(RECENT)))];
 }
 
 function openGames(games) {
   if (!games.length) return h("p", { class: "hint" }, "No table is waiting for players.");
   return h("ul", { class: "games" }, games.map((game) => h("li", { dataset: { game: game.game_id } },
-    h("a", { href: `/games/${game.game_id}` }, `${game.seats} seats, ${game.edition}`),
-    ` \u00B7 ${game.joined.length} of ${game.seats} seated`)));
+    h("a", { href: `/games/${game.game_id}` }, gameTitle(game)),
+    h("p", { class: "hint" }, `${game.joined.length} of ${game.seats} players at the table`))));
 }
 
 function deviceLink(mine) {
@@ -173,13 +217,16 @@ function switchNotice(mine) {
 async function lobby(mine) {
   const message = h("div", { "aria-live": "assertive" }, switchNotice(mine));
   const mineList = h("section", { class: "my-games", "aria-label": "Your games" }, h("h2", {}, "Your games"), h("p", { class: "hint" }, "Loading..."));
+  const doneList = h("section", { class: "finished-games", "aria-label": "Finished games" });
   const openList = h("section", { class: "open-games", "aria-label": "Open tables" }, h("h2", {}, "Open tables"));
-  replace(main, h("h1", {}, "Lobby"), message, h("div", { class: "lobby" }, h("div", {}, mineList, openList), h("div", {}, newGameForm(message), deviceLink(mine))));
+  replace(main, h("h1", {}, "Lobby"), message, h("div", { class: "lobby" }, h("div", {}, mineList, openList, doneList), h("div", {}, newGameForm(message), deviceLink(mine))));
   const load = async () => {
     try {
       const [games, open] = await Promise.all([get("/api/me/games"), get("/api/lobby", { anonymous: true })]);
       replace(mineList, h("h2", {}, "Your games"), myGames(games));
       replace(openList, h("h2", {}, "Open tables"), openGames(open));
+      const opened = Boolean(doneList.querySelector("details[open]")); // kept open as it was
+      replace(doneList, h("h2", {}, "Finished games"), finishedGames(games, mine, opened));
     } catch (error) {
       status(message, error.status === 401 ? "Your sign-in is no longer valid: sign out and in again." : refusalText(error), "error");
     }

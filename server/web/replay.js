@@ -17,9 +17,11 @@ import { frame } from "./common.js";
 import { Cards, gameDataOf } from "./cards.js";
 import { BoardPicture, seatName } from "./board.js";
 import { seatsTable, resultTable, pendingText, cardList, actedBy } from "./seats.js";
+import { gameTitle, pageTitle } from "./names.js";
 
 const gameId = decodeURIComponent(location.pathname.split("/")[2] || "");
-const main = frame("Replay");
+const title = pageTitle("Replay"); // "Replay: Ada, Bea and Greedy bot — Towers" once loaded
+const main = frame(title);
 const page = { replay: null, index: 0, playing: null, perspective: "own", cards: new Cards(null), logItems: [], linking: null };
 
 const parts = {
@@ -35,9 +37,10 @@ const parts = {
   result: h("div"),
 };
 parts.logBox = h("section", { class: "log-wrap", "aria-label": "Log", tabindex: 0 }, h("h2", {}, "Log"), parts.log);
+parts.named = h("a", { href: `/games/${encodeURIComponent(gameId)}` }, "the game"); // its title once loaded
 
 replace(main,
-  h("h1", {}, "Replay of ", h("a", { href: `/games/${encodeURIComponent(gameId)}` }, h("code", {}, gameId))),
+  h("h1", {}, "Replay: ", parts.named),
   parts.message, h("div", { class: "replay-bar" }, parts.where, parts.controls), parts.jumps,
   h("div", { class: "replay" },
     parts.board,
@@ -306,6 +309,8 @@ function indexOfVersion(version) {
 try {
   page.replay = await get(`/api/games/${encodeURIComponent(gameId)}/replay`);
   page.cards = new Cards(gameDataOf(steps()));
+  parts.named.textContent = gameTitle(steps()[steps().length - 1].view);
+  title.set(`Replay: ${parts.named.textContent}`);
   scrub.max = String(steps().length - 1);
   controls();
   const wanted = versionFromHash();

@@ -4,6 +4,7 @@
 
 import { h, until, SEAT_PATTERNS } from "./dom.js";
 import { seatName } from "./board.js";
+import { botName, namedAsBot } from "./names.js";
 
 const STEPS = {
   play_card: "play a card",
@@ -30,18 +31,15 @@ export function pendingText(view, viewer) {
   return `${seatName(view, view.pending.seat)} is to ${step}${card}.`;
 }
 
-// The bots in words, by level (a seat's `by` in a replay step or a record: "bot:<level>",
-// or "clock:<level>" when the clock's bot played a turn whose time ran out).
-const BOTS = { random: "Random bot", greedy: "Greedy bot", ismcts: "Search bot (ISMCTS)" };
-export const botName = (level) => BOTS[level] || `${level} bot`;
-
 // Who acted for `seat` when not its player: "" for the player, or for a bot at its own seat
-// (a seat the server named after the bot's level, "Greedy bot 2").
+// (a seat the server named after the bot's level, "Greedy bot 2"). `by` is a replay step's
+// or a record's: "bot:<level>", or "clock:<level>" when the clock's bot played a turn whose
+// time ran out; the bot is named by its level in words (names.js).
 export function actedBy(by, view, seat) {
   const [kind, level] = String(by || "").split(":");
   if (!level || seat === null || seat === undefined) return "";
   const player = view.players.find((p) => p.seat === seat);
-  if (kind === "bot" && player && player.name.toLowerCase().startsWith(`${level} bot`)) return "";
+  if (kind === "bot" && player && namedAsBot(player.name, level)) return "";
   const who = `Played for ${seatName(view, seat)} by the ${botName(level)}`;
   return kind === "clock" ? `${who}: the time for the turn ran out.` : `${who}.`;
 }

@@ -24,7 +24,8 @@ export function joinPanel(view, gameId, refresh) {
   };
   const link = view.invite_code ? `${location.origin}/games/${game}#invite=${view.invite_code}` : null;
   return h("section", { class: "waiting", "aria-label": "The table" },
-    h("h2", {}, `The table: ${view.joined.length} of ${view.seats} seats taken`),
+    h("h2", {}, `The table: ${view.joined.length} of ${view.seats} players`),
+    h("p", { class: "hint" }, "Seats are drawn when the table is full: who plays first is left to chance."),
     h("ul", {}, view.names.map((name) => h("li", {}, name))),
     link ? h("p", {}, "Invite others with this link: ", h("input", { class: "invite", readonly: true, value: link, "aria-label": "Invite link", onfocus: (e) => e.target.select() }),
       " ", h("button", { type: "button", onclick: () => navigator.clipboard && navigator.clipboard.writeText(link) }, "Copy")) : null,

@@ -330,7 +330,7 @@ def test_bots_are_named_as_bots_and_you_is_only_the_viewers_own_seat(
     open_page: Callable[..., Watched], bots: BotGame
 ) -> None:
     steps = bots.replay["steps"]
-    ada, search = bots.seat_of("Ada"), bots.seat_of("Ismcts bot")
+    ada, search = bots.seat_of("Ada"), bots.seat_of("Search bot")
     greedy = bots.seat_of("Greedy bot")
     # A step the Greedy bot played for Ada's seat, and the ISMCTS bot's turn starting right
     # after a move of the Greedy bot (the append was the Greedy bot's: not the search's).
@@ -355,7 +355,7 @@ def test_bots_are_named_as_bots_and_you_is_only_the_viewers_own_seat(
     assert f"Played for Ada (seat {ada}) by the Greedy bot." in where.inner_text()
     spectator.page.get_by_label("Whose hand to show").select_option(str(search))
     assert (
-        f"Ismcts bot (seat {search})"
+        f"Search bot (seat {search})"
         in spectator.page.get_by_role("heading", name="Hand of").inner_text()
     )
     for version in (for_ada, search_turn, search_move, steps[-1]["version"]):
@@ -395,7 +395,7 @@ def test_bots_are_named_as_bots_and_you_is_only_the_viewers_own_seat(
         "(v) => Number(document.body.dataset.version) === v", arg=search_pending
     )
     said = person.page.locator(".where .step-state").inner_text()
-    assert said.startswith(f"Ismcts bot (seat {search}) is to "), said
+    assert said.startswith(f"Search bot (seat {search}) is to "), said
 
 
 def test_the_charts_axes_are_true(open_page: Callable[..., Watched], bots: BotGame) -> None:
@@ -436,7 +436,7 @@ def test_the_replay_of_bots_passes_axe_and_draws_cleanly(
     versions = bots.versions()
     page = open_page(*SIZES[size])
     open_replay(page, bots, versions[len(versions) * 2 // 3])
-    page.page.get_by_label("Whose hand to show").select_option(str(bots.seat_of("Ismcts bot")))
+    page.page.get_by_label("Whose hand to show").select_option(str(bots.seat_of("Search bot")))
     page.page.wait_for_load_state("networkidle")
     png = page.page.screenshot(path=screenshots / f"replay-bots-{size}.png", full_page=True)
     assert not_blank(png)

@@ -82,7 +82,7 @@ def test_the_search_bot_plays_its_seat_too(api: Api) -> None:
     body = {"seats": 2, "bots": [{"level": "ismcts"}]}
     game = api.ok(api.request("POST", "/api/games", player=me, json=body), 201)
     _play_against_bots(api, me, game, random.Random(2))
-    _check_record(api, game["game_id"], {"Ismcts bot": "bot:ismcts"})
+    _check_record(api, game["game_id"], {"Search bot": "bot:ismcts"})
 
 
 def test_bots_cannot_take_every_seat(api: Api) -> None:
