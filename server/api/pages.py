@@ -68,6 +68,7 @@ PAGES = {
     "replay": "Replay",
     "audit": "Audit",
     "settings": "Settings",
+    "rules": "Rules",
 }
 """Each page: its module (`<page>.js`) and the title of its shell."""
 
@@ -140,6 +141,7 @@ def _page(path: str, page: str, what: str) -> HTTPRouteHandler:
 lobby_page = _page("/", "lobby", "The lobby: sign in, your games, the open tables, a new game.")
 audit_page = _page("/audit", "audit", "The audit of a record, in words.")
 settings_page = _page("/settings", "settings", "How a player is told, and their vacation.")
+rules_page = _page("/rules", "rules", "The rules in short, each point with its rulings' ids.")
 play_page = _page("/games/{game_id:str}", "play", "A game's play page (a spectator's, alone).")
 replay_page = _page("/games/{game_id:str}/replay", "replay", "The replay viewer of a game.")
 
@@ -183,6 +185,7 @@ PAGE_ROUTES = [
     lobby_page,
     audit_page,
     settings_page,
+    rules_page,
     play_page,
     replay_page,
     static_file,

@@ -203,6 +203,20 @@ function cityTile(view, city, at, choice, cards) {
   return tile;
 }
 
+// Where a marker sits on its route: the point nearest the middle whose disc no tile covers (a
+// route may pass under a third city's tile), else the middle.
+function onRoute(pa, pb, at) {
+  const r = 15;
+  const clear = ([x, y]) => [...at.values()].every((p) => x + r < p.x || x - r > p.x + TILE_W || y + r < p.y || y - r > p.y + TILE_H);
+  for (let step = 0; step <= 16; step += 1) {
+    for (const t of [0.5 - step * 0.025, 0.5 + step * 0.025]) {
+      const point = [pa[0] + (pb[0] - pa[0]) * t, pa[1] + (pb[1] - pa[1]) * t];
+      if (clear(point)) return point;
+    }
+  }
+  return [(pa[0] + pb[0]) / 2, (pa[1] + pb[1]) / 2];
+}
+
 function routes(view, at, cards) {
   const group = s("g", { class: "routes" });
   const modules = view.modules || [];
@@ -216,12 +230,12 @@ function routes(view, at, cards) {
     const [pa, pb] = [centre(a), centre(b)];
     if (!pa || !pb) continue;
     const marker = view.markers.find((m) => (m.cities[0] === a && m.cities[1] === b) || (m.cities[0] === b && m.cities[1] === a));
-    group.append(s("line", { class: `route${marker ? " taken" : ""}`, x1: pa[0], y1: pa[1], x2: pb[0], y2: pb[1], stroke: marker ? SEAT_COLOURS[marker.seat] : null }));
+    group.append(s("line", { class: `route${marker ? ` taken seat-${marker.seat}` : ""}`, x1: pa[0], y1: pa[1], x2: pb[0], y2: pb[1] }));
   }
   for (const marker of view.markers) {
     const [pa, pb] = [centre(marker.cities[0]), centre(marker.cities[1])];
     if (!pa || !pb) continue;
-    const [x, y] = [(pa[0] + pb[0]) / 2, (pa[1] + pb[1]) / 2];
+    const [x, y] = onRoute(pa, pb, at);
     group.append(
       s("g", {
         class: "marker",

@@ -6,6 +6,10 @@ export class Cards {
     this.byId = new Map();
     for (const card of (gameData && gameData.cards) || []) this.byId.set(card.id, card);
     this.routes = gameData ? gameData.trade_routes : null;
+    this.delegates = gameData ? gameData.delegates || null : null;
+    this.nobles = new Map(((gameData && gameData.nobles) || []).map((noble) => [noble.id, noble.label]));
+    // Each city's prestige tokens [high, low] (R8), by name.
+    this.tokens = new Map(((gameData && gameData.cities) || []).map((city) => [city.name, city.prestige_tokens]));
   }
 
   info(id) {

@@ -1,20 +1,28 @@
 // The play page of one game (/games/{id}): the board, every seat, your hand, your options;
 // a turn staged step by step (each step previewed by the server, which alone knows the
 // rules), undone step by step, and sent as one request when confirmed; other seats' moves
-// arriving live on the game's stream; what happened since your last turn, in words.
+// arriving live on the game's stream; what happened since your last turn, in words; once
+// the game is over, the winners and the scores first (ending.js). A key to the board's marks
+// under it (legend.js), and the Delegates' standing beside it when the module is on.
 
 import { h, replace, status } from "./dom.js";
-import { get, post, newCommandId, refusalText, ApiError } from "./api.js";
+import { get, newCommandId, refusalText } from "./api.js";
+import { describe as describeMove, ask, refusalLine } from "./moves.js";
 import { frame } from "./common.js";
+import { gameTitle, pageTitle } from "./names.js";
 import { Cards, gameDataOf } from "./cards.js";
 import { BoardPicture, sameCommand } from "./board.js";
-import { seatsTable, resultTable, pendingText, cardList } from "./seats.js";
+import { seatsTable, pendingText, cardList } from "./seats.js";
 import { follow } from "./live.js";
 import { joinPanel } from "./table.js";
+import { finalSection, logLine } from "./ending.js";
+import { delegatesSection } from "./delegates.js";
+import { Legend } from "./legend.js";
 
 const gameId = decodeURIComponent(location.pathname.split("/")[2] || "");
 const path = encodeURIComponent(gameId);
-const main = frame("Game");
+const title = pageTitle("Game"); // the game's title once its board is read
+const main = frame(title);
 const page = {
   base: null, // the board as the server has it
   shown: null, // the board drawn: the base, or the preview of the staged commands
@@ -29,27 +37,30 @@ const page = {
 };
 
 const parts = {
+  title: h("h1", { class: "game-title" }, "Game"),
   since: h("section", { class: "since", "aria-label": "Since your last turn", hidden: true }),
   pending: h("p", { class: "pending", role: "status", "aria-live": "polite" }),
   board: h("div", { class: "board-wrap" }),
   side: h("div", { class: "side" }),
-  stage: h("section", { class: "stage", "aria-label": "Your turn so far" }),
+  stage: h("section", { class: "stage", "aria-label": "Your turn so far", hidden: true }),
   message: h("div", { class: "message", "aria-live": "assertive" }),
   hand: h("section", { class: "hand", "aria-label": "Your hand" }),
   options: h("section", { class: "options", "aria-label": "Your options" }),
   seats: h("section", { class: "seats-wrap", "aria-label": "Seats", tabindex: 0 }),
-  result: h("div", { class: "result-wrap" }),
+  delegates: h("div", { class: "delegates-wrap" }),
+  final: h("div", { class: "final-wrap" }),
+  legend: new Legend(),
   table: h("div", { class: "table-wrap" }),
   log: h("ol", { class: "log", "aria-label": "What happened" }),
   links: h("p", { class: "links" }),
 };
 
 replace(main,
-  h("h1", { class: "game-title" }, "Game ", h("code", {}, gameId)),
-  parts.table, parts.since, parts.pending, parts.message,
+  parts.title,
+  parts.final, parts.table, parts.since, parts.pending, parts.message,
   h("div", { class: "play" },
-    parts.board,
-    h("div", { class: "side" }, parts.stage, parts.hand, parts.options, parts.seats, parts.result,
+    h("div", { class: "board-column" }, parts.board, parts.legend.node),
+    h("div", { class: "side" }, parts.stage, parts.hand, parts.options, parts.seats, parts.delegates,
       h("section", { class: "log-wrap", "aria-label": "Game log", tabindex: 0 }, h("h2", {}, "Game log"), parts.log)),
   ),
   parts.links,
@@ -58,18 +69,7 @@ replace(main,
 const viewer = () => (page.base ? page.base.viewer : null);
 const deciding = () => page.base && page.base.phase === "playing" && page.base.pending && page.base.pending.seat === viewer();
 
-function describe(command) {
-  switch (command.type) {
-    case "play_card": return `Play ${command.card} (${page.cards.words(command.card)})`;
-    case "place_floor": return `Build a floor on ${page.shown.pending ? page.shown.pending.city : "the city"}, site ${command.site}`;
-    case "take_card": return `Take the card on ${command.city}`;
-    case "move_floor": return `Move the top floor of ${command.city} site ${command.from_site} to site ${1 - command.from_site}`;
-    case "place_trade_route": return `Put a ${command.side} between ${command.cities[0]} and ${command.cities[1]}`;
-    case "choose_architetto_site": return `Put the Architetto's floor on site ${command.site}`;
-    case "skip": return "Pass";
-    default: return command.type;
-  }
-}
+const describe = (command) => describeMove(command, page.cards, page.shown.pending ? page.shown.pending.city : null);
 
 function setBusy(busy) {
   page.busy = busy;
@@ -84,7 +84,12 @@ async function stage(command) {
   const staged = [...page.staged, command];
   const on = page.staged.length ? page.stagedOn : page.base.version;
   try {
-    const answer = await post(`/api/games/${path}/preview`, { expected_version: on, commands: staged });
+    const { answer, refused } = await ask(`/api/games/${path}/preview`, { expected_version: on, commands: staged });
+    if (refused) {
+      if (refused.status === 409) await refresh(); // the game moved on: drawn as it is now
+      replace(parts.message, refusalLine(refused));
+      return;
+    }
     if (page.base.version !== on) return; // the game moved on meanwhile: the staging is void
     page.staged = staged;
     page.stagedOn = on;
@@ -92,8 +97,7 @@ async function stage(command) {
     if (answer.view) page.shown = answer.view;
     status(parts.message, "");
   } catch (error) {
-    status(parts.message, `Refused: ${refusalText(error)}`, "error");
-    if (error instanceof ApiError && error.status === 409) await refresh();
+    status(parts.message, `Could not reach the server: ${refusalText(error)}`, "error");
   } finally {
     setBusy(false);
     render();
@@ -123,17 +127,22 @@ async function confirm() {
   setBusy(true);
   render();
   try {
-    await post(`/api/games/${path}/commands`, {
+    const { refused } = await ask(`/api/games/${path}/commands`, {
       // the version the turn was staged on: if the game moved on since, it is refused (409)
       expected_version: page.stagedOn,
       command_id: newCommandId(),
       commands: page.staged,
     });
-    page.staged = [];
-    page.ended = false;
-    status(parts.message, "Sent.", "ok");
+    if (refused) {
+      replace(parts.message, refusalLine(refused));
+    } else {
+      // Sent: the board drawn next and the line of whose turn it is say so; no banner stays.
+      page.staged = [];
+      page.ended = false;
+      status(parts.message, "");
+    }
   } catch (error) {
-    status(parts.message, `Refused: ${refusalText(error)}`, "error");
+    status(parts.message, `Could not reach the server: ${refusalText(error)}`, "error");
   } finally {
     setBusy(false);
   }
@@ -143,6 +152,7 @@ async function confirm() {
 // --- drawing ------------------------------------------------------------------------------
 
 function renderStage() {
+  parts.stage.hidden = !deciding();
   if (!deciding()) {
     replace(parts.stage);
     return;
@@ -161,15 +171,16 @@ function renderStage() {
 }
 
 function renderHand(view) {
-  if (viewer() === null || viewer() === undefined) {
+  parts.hand.hidden = viewer() === null || viewer() === undefined || !(view.hand.length || view.played.length);
+  if (parts.hand.hidden) {
     replace(parts.hand);
     return;
   }
   const legal = choosing() ? view.legal_commands : [];
   const step = choosing() && view.pending ? view.pending.step : null;
   replace(parts.hand,
-    h("h2", {}, "Your hand"),
-    h("ul", { class: "cards hand-cards" }, view.hand.map((card) => {
+    view.hand.length ? h("h2", {}, "Your hand") : null,
+    view.hand.length ? h("ul", { class: "cards hand-cards" }, view.hand.map((card) => {
       const command = { type: "play_card", card };
       const allowed = legal.some((each) => sameCommand(each, command));
       return h("li", {}, h("button", {
@@ -180,7 +191,7 @@ function renderHand(view) {
         "aria-label": `Play ${card}: ${page.cards.words(card)}`,
         onclick: () => stage(command),
       }, h("span", { class: "chip-id" }, card), " ", h("span", { class: "chip-words" }, page.cards.words(card))));
-    })),
+    })) : null,
     view.played.length ? h("div", {}, h("h3", {}, "Your played cards"), cardList(view.played, page.cards, "Your played cards")) : null,
   );
 }
@@ -198,13 +209,15 @@ function renderOptions(view) {
 }
 
 function renderLog() {
-  replace(parts.log, page.log.filter((item) => item.text).slice(-80).map((item) => h("li", { dataset: { version: item.version } }, item.text)));
+  replace(parts.log, page.log.filter((item) => item.text).slice(-80).map((item) => h("li", { dataset: { version: item.version } }, logLine(item, page.base))));
   parts.log.parentElement.scrollTop = parts.log.parentElement.scrollHeight;
 }
 
 function render() {
   const view = page.shown;
   if (!view) return;
+  parts.title.textContent = gameTitle(page.base);
+  title.set(parts.title.textContent);
   document.body.dataset.version = page.base.version;
   document.body.dataset.phase = page.base.phase;
   document.body.dataset.busy = page.busy;
@@ -227,15 +240,14 @@ function render() {
     if (again) again.focus();
   }
   replace(parts.seats, h("h2", {}, "Seats"), seatsTable(view, page.cards, viewer()));
+  parts.legend.draw(view);
+  replace(parts.delegates, delegatesSection(view, page.cards));
   renderStage();
   renderHand(view);
   renderOptions(view);
-  replace(parts.result, resultTable(page.base));
   replace(parts.table, joinPanel(page.base, gameId, refresh));
-  replace(parts.links,
-    h("a", { href: `/games/${path}/replay` }, "Replay"), " \u00B7 ",
-    page.base.phase === "over" ? [h("a", { href: `/api/games/${path}/record`, download: `${gameId}.json` }, "Record"), " \u00B7 ", h("a", { href: `/audit#game=${path}` }, "Audit"), " \u00B7 "] : null,
-    h("a", { href: "/" }, "Lobby"));
+  replace(parts.links, links(), " \u00B7 ", h("a", { href: "/" }, "Lobby"));
+  renderEnd();
   renderLog();
   const version = view.version;
   requestAnimationFrame(() => {
@@ -243,6 +255,33 @@ function render() {
     if (!page.drawn) performance.mark("board-drawn");
     if (!page.drawn || version > page.drawn.version) page.drawn = { version, at: performance.timeOrigin + performance.now() };
   });
+}
+
+function links() {
+  const over = page.base.phase === "over";
+  return [h("a", { href: `/games/${path}/replay` }, "Replay"), " \u00B7 ",
+    over ? [h("a", { href: `/api/games/${path}/record`, download: `${gameId}.json` }, "Record"), " \u00B7 ", h("a", { href: `/audit#game=${path}` }, "Audit"), " \u00B7 "] : null,
+    h("a", { href: "/rules" }, "Rules")];
+}
+
+// Once the game is over: the winners and the scores at the top of the page, and nothing left
+// over from the play (a banner of an earlier action, "since your last turn", the turn line).
+// When it ends while the page is open, the page goes up to them.
+function renderEnd() {
+  const over = page.base.phase === "over";
+  parts.pending.hidden = over;
+  if (!over) {
+    replace(parts.final);
+    return;
+  }
+  const first = !parts.final.firstChild;
+  parts.since.hidden = true;
+  status(parts.message, "");
+  replace(parts.final, finalSection(page.base, links()));
+  if (first && page.drawn) {
+    window.scrollTo({ top: 0 });
+    parts.final.firstChild.focus({ preventScroll: true });
+  }
 }
 
 // "Since your last turn": the events after your own last move, in words.
@@ -256,7 +295,8 @@ function showSince() {
   });
   const since = page.log.slice(last + 1).filter((item) => item.text && item.event.type !== "step_started");
   if (last < 0 || !since.length) return;
-  replace(parts.since, h("h2", {}, "Since your last turn"), h("ul", {}, since.slice(-30).map((item) => h("li", {}, item.text))),
+  if (page.base.phase === "over") return;
+  replace(parts.since, h("h2", {}, "Since your last turn"), h("ul", {}, since.slice(-30).map((item) => h("li", {}, logLine(item, page.base)))),
     h("button", { type: "button", onclick: () => { parts.since.hidden = true; } }, "Got it"));
   parts.since.hidden = false;
 }
@@ -278,9 +318,11 @@ async function refresh() {
       if (!page.log.length) page.cards = new Cards(gameDataOf(events.events));
       for (const item of events.events) if (!page.log.length || item.version > page.log[page.log.length - 1].version) page.log.push(item);
       const moved = !page.base || page.base.version !== view.version;
+      const before = page.base;
       page.base = view;
       if (moved || !page.staged.length) {
         if (page.staged.length) status(parts.message, "The game moved on: your staged moves were cleared.", "info");
+        else if (moved && before) status(parts.message, ""); // what it said was of a board gone by
         page.staged = [];
         page.ended = false;
         page.shown = view;

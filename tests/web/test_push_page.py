@@ -18,6 +18,7 @@ refused) and then opened by the test.
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -184,7 +185,7 @@ def test_a_player_turns_on_this_device_and_a_game_notice_arrives_there_and_opens
     assert opened == f"/games/{game_id}", "the click opens the game's page"
     assert shown_notifications(page, 0) == [], "and closes the notification"
     page.page.goto(opened)
-    page.page.get_by_role("heading", name=f"Game {game_id}").wait_for()
+    page.page.get_by_role("heading", level=1, name=re.compile(r" \u2014 Towers$")).wait_for()
     assert page.unexpected() == []
 
 
