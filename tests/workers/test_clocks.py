@@ -12,15 +12,18 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 from litestar.testing import TestClient
 
 from evidence.audit import audit
+from outbound.web_push import write_push_key_file
 from server.config.card_data import load_game_data
 from server.config.settings import Settings
 from tests.server.client import Api, Json, Player
 from tests.server.live import REDIS_URL, build_app, delete_prefix, redis_client, unique_prefix
+from tests.workers.push_service import Device, PushService, Received
 from tests.workers.sink import Sink
 from workers import runner
 from workers.settings import context_for
@@ -49,21 +52,26 @@ def clock() -> FakeClock:
 
 @pytest.fixture(params=["embedded", pytest.param("redis", marks=pytest.mark.redis)])
 def api(
-    request: pytest.FixtureRequest, clock: FakeClock, monkeypatch: pytest.MonkeyPatch
-) -> Iterator[Api]:
+    request: pytest.FixtureRequest, clock: FakeClock, monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> Iterator[Api]:  # fmt: skip
     """The embedded server with its workers; or the server on the real Redis with the
     workers (RQ, the timers in Redis) beside it, in this process so that they share the fake
-    clock."""
+    clock. Both with a push key file, as a deployment with Web Push on."""
     monkeypatch.setattr(runner, "TIMER_SECONDS", 0.02)  # the timers looked at often
+    key = str(tmp_path / "push-key.pem")
+    write_push_key_file(key)
     if request.param == "embedded":
-        app = build_app(Settings(webhook_allow="127.0.0.1", public_url=PUBLIC), clock=clock)
+        embedded = Settings(webhook_allow="127.0.0.1", public_url=PUBLIC, push_key_file=key)
+        app = build_app(embedded, clock=clock)
         with TestClient(app, timeout=30) as client:
             yield Api(client)
         return
     prefix = unique_prefix("clocks")
     settings = Settings(
-        redis_url=REDIS_URL, prefix=prefix, webhook_allow="127.0.0.1", public_url=PUBLIC
-    )
+        redis_url=REDIS_URL, prefix=prefix, webhook_allow="127.0.0.1", public_url=PUBLIC,
+        push_key_file=key,
+    )  # fmt: skip
     workers = runner.EmbeddedWorkers(
         context_for(redis_client(), load_game_data(None), settings.workers(), clock)
     )
@@ -80,6 +88,13 @@ def api(
 def sink() -> Iterator[Sink]:
     with Sink(check_time=False) as receiver:  # the fake clock leaps
         yield receiver
+
+
+@pytest.fixture
+def pushes(api: Api) -> Iterator[PushService]:
+    public = api.ok(api.request("GET", "/api/push/key"))["public_key"]
+    with PushService(public, check_time=False) as service:  # the fake clock leaps
+        yield service
 
 
 def _timed_game(api: Api, players: list[Player], clock: Json) -> str:
@@ -121,6 +136,10 @@ def _wait_for_messages(
             return received
         assert time.monotonic() < deadline, Counter(kinds)
         time.sleep(0.02)
+
+
+def _reminds(received: Received) -> bool:
+    return str(received.message["body"]).startswith("Your turn: the deadline is near")
 
 
 def _subscribe(api: Api, sink: Sink, player: Player, **more: Json) -> None:
@@ -207,11 +226,16 @@ def test_a_seat_that_plays_in_time_banks_what_it_leaves_up_to_the_most_its_bank_
 
 
 def test_the_player_is_reminded_before_the_deadline_at_the_hours_they_chose(
-    api: Api, clock: FakeClock, sink: Sink
+    api: Api, clock: FakeClock, sink: Sink, pushes: PushService
 ) -> None:
+    """By webhook and by Web Push alike."""
     ada, bea = api.create_player("Ada"), api.create_player("Bea")
+    devices = {}
     for player in (ada, bea):
         _subscribe(api, sink, player, reminder_hours=[3, 1])
+        devices[player.name] = pushes.add(Device())
+        body = devices[player.name].subscription(pushes)
+        api.ok(api.request("POST", "/api/me/push", player=player, json=body), 201)
     game_id = _timed_game(api, [ada, bea], {"per_move_hours": 24})
     board = api.board(game_id)
     name = {api.board(game_id, p)["viewer"]: p.name for p in (ada, bea)}[board["pending"]["seat"]]
@@ -226,6 +250,8 @@ def test_the_player_is_reminded_before_the_deadline_at_the_hours_they_chose(
     clock.advance(2 * 3600)
     assert sink.wait(path, before + 2)[-1]["type"] == "turn.reminder"
     assert len({*sink.ids[path]}) == len(sink.ids[path]), "two reminders, two ids"
+    device = devices[name].path
+    assert pushes.until(lambda: sum(_reminds(r) for r in pushes.received[device]) == 2)
     assert api.board(game_id)["version"] == board["version"], "no timeout before the deadline"
 
 

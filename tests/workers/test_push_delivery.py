@@ -155,6 +155,22 @@ def _turns_at(service: PushService, path: str) -> int:
     return sum(_is_turn(r) for r in service.received.get(path, []))
 
 
+def test_each_device_of_a_player_gets_each_notice_once(api: Api, service: PushService) -> None:
+    """A phone and a laptop: the notice reaches both, each under its own sending claim (one
+    device sent to does not make the other's copy 'sent already')."""
+    ada, bea = api.create_player("Ada"), api.create_player("Bea")
+    phone, laptop = _subscribed(api, service, ada), _subscribed(api, service, ada, "Laptop")
+    created = api.create_game(ada, 2)
+    api.join(bea, created["game_id"], created["invite_code"])
+    _until(lambda: _told(api, ada, "game.started", "delivered"), lambda: _log(api, ada, "push"))
+    (entry,) = [d for d in _log(api, ada, "push") if d["type"] == "game.started"]
+    assert "Phone" in entry["detail"] and "Laptop" in entry["detail"], entry
+    for device in (phone, laptop):
+        started = [r for r in service.wait(device.path, 1)
+                   if str(r.message["body"]).startswith("Your game has started")]  # fmt: skip
+        assert len(started) == 1, device.path
+
+
 def test_a_device_the_push_service_says_is_gone_is_removed_and_sent_nothing_more(
     api: Api, service: PushService
 ) -> None:
