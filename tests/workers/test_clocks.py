@@ -84,19 +84,6 @@ def api(
         delete_prefix(prefix)
 
 
-@pytest.fixture
-def sink() -> Iterator[Sink]:
-    with Sink(check_time=False) as receiver:  # the fake clock leaps
-        yield receiver
-
-
-@pytest.fixture
-def pushes(api: Api) -> Iterator[PushService]:
-    public = api.ok(api.request("GET", "/api/push/key"))["public_key"]
-    with PushService(public, check_time=False) as service:  # the fake clock leaps
-        yield service
-
-
 def _timed_game(api: Api, players: list[Player], clock: Json) -> str:
     body = {"seats": len(players), "clock": clock, "entropy": "e"}
     created = api.ok(api.request("POST", "/api/games", player=players[0], json=body), 201)

@@ -66,12 +66,6 @@ def clock() -> FakeClock:
 
 
 @pytest.fixture
-def sink() -> Iterator[Sink]:
-    with Sink(check_time=False) as receiver:  # the fake clock leaps
-        yield receiver
-
-
-@pytest.fixture
 def api(
     clock: FakeClock, inbox: tuple[Inbox, int], monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[Api]:

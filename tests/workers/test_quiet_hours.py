@@ -77,19 +77,6 @@ def clock() -> FakeClock:
 
 
 @pytest.fixture
-def sink() -> Iterator[Sink]:
-    with Sink(check_time=False) as receiver:  # the fake clock leaps
-        yield receiver
-
-
-@pytest.fixture
-def pushes(api: Api) -> Iterator[PushService]:
-    key = api.ok(api.request("GET", "/api/push/key"))["public_key"]
-    with PushService(key, check_time=False) as service:  # the fake clock leaps
-        yield service
-
-
-@pytest.fixture
 def api(
     clock: FakeClock, inbox: tuple[Inbox, int], monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[Api]:
