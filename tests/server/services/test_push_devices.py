@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from litestar.testing import TestClient
@@ -130,6 +131,21 @@ def test_keys_that_no_browser_makes_are_refused_by_field(api: Api) -> None:
     assert _devices(api, ada) == []
 
 
+def test_a_compressed_public_key_is_refused_though_it_is_a_point_of_the_curve(api: Api) -> None:
+    """33 bytes (0x02 or 0x03, then x): a point of P-256 all the same, but not what a
+    browser makes (`getKey("p256dh")`: the uncompressed point, 65 bytes)."""
+    ada, device = api.create_player("Ada"), Device()
+    compressed = device.private_key.public_key().public_bytes(
+        Encoding.X962, PublicFormat.CompressedPoint
+    )
+    assert len(compressed) == 33
+    keys = {"p256dh": b64url(compressed), "auth": device.auth_b64}
+    answer = api.request("POST", "/api/me/push", player=ada, json=_subscription(device, keys=keys))
+    assert answer.status_code == 422, answer.text
+    assert answer.json()["field"] == "push.keys.p256dh", answer.text
+    assert _devices(api, ada) == []
+
+
 def test_a_player_keeps_at_most_ten_devices(api: Api) -> None:
     ada = api.create_player("Ada")
     for _ in range(MAX_PUSH_DEVICES):
@@ -138,6 +154,21 @@ def test_a_player_keeps_at_most_ten_devices(api: Api) -> None:
     assert answer.status_code == 422 and answer.json()["field"] == "push", answer.text
     assert "remove one" in answer.json()["message"]
     assert len(_devices(api, ada)) == MAX_PUSH_DEVICES
+
+
+def test_a_player_with_ten_devices_may_subscribe_one_of_them_again_with_new_keys(
+    api: Api,
+) -> None:
+    """The same endpoint again replaces a device, so the bound does not refuse it."""
+    ada = api.create_player("Ada")
+    devices = [Device() for _ in range(MAX_PUSH_DEVICES)]
+    added = [_add(api, ada, _subscription(device)) for device in devices]
+    fresh = Device(path=devices[0].path)  # the browser subscribed again: new keys
+    again = _add(api, ada, {**_subscription(fresh), "name": "Phone"})
+    assert again["id"] == added[0]["id"] and again["name"] == "Phone"
+    listed = _devices(api, ada)
+    assert len(listed) == MAX_PUSH_DEVICES
+    assert sorted(d["id"] for d in listed) == sorted(d["id"] for d in added)
 
 
 def test_a_device_is_removed_alone_and_by_its_owner_only(api: Api) -> None:
