@@ -154,3 +154,11 @@ def topic_of(game_id: str) -> str:
     """The `Topic` of a game's messages: a push service keeps only the newest message of a
     topic that a device has not received yet (32 base64url characters, naming nothing)."""
     return b64url(hashlib.sha256(game_id.encode()).digest()[:24])
+
+
+def in_push_words(reason: str) -> str:
+    """A refusal of `outbound.targets` (whose checks a push endpoint passes as a webhook URL
+    does) said of what it is here: the push address and push service the player's browser
+    chose, never "the webhook"."""
+    said = reason.replace("The webhook URL", "This browser's push address")
+    return said.replace("The webhook host", "This browser's push service")

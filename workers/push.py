@@ -30,7 +30,7 @@ import msgspec
 
 from domain.narrate import seat_names
 from outbound.targets import DeliveryFailed, LookupBusy, TargetRefused
-from outbound.web_push import PushKey, encrypted, from_b64url, topic_of
+from outbound.web_push import PushKey, encrypted, from_b64url, in_push_words, topic_of
 from projections.mail import Reader
 from projections.notices import Kind, Notice
 from projections.push_messages import message_of
@@ -135,7 +135,7 @@ def _send(
             settle_sending_op(keys, copy_id, sent=False),
             drop_push_device_op(keys, player_id, device.id),
         )
-        return "refused", f"{said}: {reason}; removed"
+        return "refused", f"{said}: {in_push_words(reason).rstrip('.')}; removed"
     except (LookupBusy, DeliveryFailed) as failed:
         context.store.run(settle_sending_op(keys, copy_id, sent=False))
         return "failed", f"{said}: {failed.reason}"

@@ -21,7 +21,7 @@ import msgspec
 from cryptography.hazmat.primitives.asymmetric import ec
 
 from outbound.targets import Allowlist, LookupFailed, TargetRefused, checked_url, parse_target
-from outbound.web_push import PushKey, from_b64url
+from outbound.web_push import PushKey, from_b64url, in_push_words
 from server.schema import answers, requests
 from server.schema.errors import InvalidSetting, NotFound
 from store.client import AsyncEventStore
@@ -106,11 +106,7 @@ class PushDeviceService:
                 raise TargetRefused("This browser's push address is not an https URL.")
             await checked_url(endpoint, self.allow)  # the loop waits for its lookup
         except (TargetRefused, LookupFailed) as refused:
-            # the checks are the webhooks' (`outbound.targets`), their words said of a push
-            # service, which is what the player's browser chose
-            said = refused.reason.replace("The webhook URL", "This browser's push address")
-            said = said.replace("The webhook host", "This browser's push service")
-            raise InvalidSetting("push.endpoint", said) from None
+            raise InvalidSetting("push.endpoint", in_push_words(refused.reason)) from None
         return endpoint
 
 

@@ -130,6 +130,8 @@ def test_a_device_whose_endpoint_leads_to_a_private_address_is_refused_and_remov
     assert entry["status"] == "refused" and "removed" in entry["detail"], entry
     assert "Phone" in entry["detail"] and "10.0.0.8" in entry["detail"], entry
     assert "/push/1" not in entry["detail"], "the endpoint is never said"
+    assert "push service" in entry["detail"] and "webhook" not in entry["detail"], entry
+    assert ".;" not in entry["detail"], entry
     assert api.ok(api.request("GET", "/api/me/push", player=ada)) == []
 
 
