@@ -107,13 +107,18 @@ def describe_command(command: Command) -> str:
             return "passed"
 
 
+def _in_words(code: str) -> str:
+    """An edition's or a module's id as a person reads it: "trade_routes" -> "Trade Routes"."""
+    return code.replace("_", " ").title()
+
+
 def narrate(board: Board, event: Event, names: Sequence[str] = ()) -> str | None:
     """One line about `event`, or None for bookkeeping that says nothing new to a person;
     each seat named by `names` (`seat_names`), or by its number alone."""
     match event:
         case GameCreated():
-            modules = ", ".join(event.modules) or "no modules"
-            return f"A {event.seats}-seat {event.edition} game ({modules}) was created."
+            kind = ", ".join(_in_words(part) for part in (event.edition, *event.modules))
+            return f"A game for {event.seats} players was created: {kind}."
         case SeatJoined(player=player, name=name):
             return f"{name or player} joined."
         case SeatLeft(player=player):

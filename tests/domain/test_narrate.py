@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from msgspec.structs import replace
 
-from domain.events import CardPlayed, HandDealt, StepStarted
+from domain.events import CardPlayed, GameCreated, HandDealt, StepStarted
 from domain.narrate import narrate, seat_names
+from server.config.card_data import load_game_data
 from tests.domain.table import started
 
 
@@ -32,3 +33,20 @@ def test_a_seat_without_a_known_name_is_told_by_its_number() -> None:
     assert (narrate(state.board, played, ("Ada", "", "")) or "").startswith("seat 2 plays ")
     dealt = HandDealt(seat=2, cards=state.hands[2])
     assert (narrate(state.board, dealt) or "").startswith("Seat 2 was dealt ")
+
+
+def test_a_game_created_is_told_in_words_not_code_names() -> None:
+    state = started(3)
+    created = GameCreated(
+        rules_version=1,
+        edition="towers",
+        seats=4,
+        modules=("trade_routes", "delegates"),
+        seed_commitment="",
+        shuffle_algorithm="",
+        game_data=load_game_data(),
+    )
+    said = narrate(state.board, created)
+    assert said == "A game for 4 players was created: Towers, Trade Routes, Delegates."
+    alone = narrate(state.board, replace(created, edition="classic", modules=()))
+    assert alone == "A game for 4 players was created: Classic."
