@@ -8,6 +8,7 @@
 
 import { h, replace } from "./dom.js";
 import { get, session } from "./api.js";
+import { gameTitle } from "./names.js";
 
 const SOUND_KEY = "patrician.sound";
 const OFFERED_KEY = "patrician.settings-offered";
@@ -61,10 +62,6 @@ async function badged(original, count) {
   return canvas.toDataURL("image/png");
 }
 
-function describe(game) {
-  return `${game.seats}-seat ${game.edition} game`;
-}
-
 export function watchAwaiting(title, notices) {
   if (!session()) return;
   const icon = document.querySelector("link[rel=icon]");
@@ -91,7 +88,7 @@ export function watchAwaiting(title, notices) {
       if (fresh.length) {
         replace(notices, h("p", { class: "status turn", role: "status" },
           fresh.length === 1 ? "Your turn now in a " : `Your turn now in ${fresh.length} games: `,
-          fresh.map((game, i) => [i ? ", " : "", h("a", { href: `/games/${game.game_id}` }, describe(game))]), "."));
+          fresh.map((game, i) => [i ? ", " : "", h("a", { href: `/games/${game.game_id}` }, gameTitle(game))]), "."));
         if (soundWanted()) beep();
       }
     }

@@ -165,9 +165,9 @@ def test_the_tab_counts_the_games_awaiting_you_and_a_line_says_when_one_becomes_
     assert page.page.title() == "(1) Audit - Patrician"
     badge = page.page.locator("link[rel=icon]").get_attribute("href") or ""
     assert badge.startswith("data:image/png"), "the icon carries the count"
-    page.page.get_by_role("link", name="2-seat towers game").click()
-    page.page.wait_for_url(f"**/games/{created['game_id']}")
     named = " and ".join(player.name for player in table.seats) + " \u2014 Towers"  # by seat
+    page.page.get_by_role("link", name=named).click()  # the game by its players, not its kind
+    page.page.wait_for_url(f"**/games/{created['game_id']}")
     _title_becomes(page, f"(1) {named} - Patrician")
     while table.pending == mine:  # Ida's turn is played; the count goes
         table.step(rng, whole_turn=True)
