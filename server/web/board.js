@@ -13,25 +13,37 @@ import { s, SEAT_COLOURS, SEAT_PATTERNS } from "./dom.js";
 const TILE_W = 200;
 const TILE_H = 196;
 const STEP_X = 232;
-const STEP_Y = 212;
+const STEP_Y = 228; // room between two rows for a trade route's marker
 
-// A schematic map of northern Italy: where each city's tile sits (column, row).
-const PLACES = {
-  Milano: [0, 0], Verona: [1, 0], Ferrara: [2, 0.45],
-  Parma: [0, 1.05], Bologna: [1, 1.2], Pistoia: [2, 1.7],
-  Lucca: [0, 2.15], Firenze: [1, 2.4],
-  Siena: [0.45, 3.45], Roma: [1.75, 3.6],
-};
+// The cities roughly north to south, west to east, laid out in as many columns as the room
+// the board has allows at a size where its smallest words stay at least 11 CSS px (a tile
+// 200 units wide drawn at 0.82 px a unit or more): two on a phone, four on a desktop, so
+// that the whole board and the choices beside it fit a 1440x900 window.
+const ORDER = ["Milano", "Verona", "Ferrara", "Parma", "Bologna", "Lucca", "Pistoia", "Firenze", "Siena", "Roma"];
+const MIN_SCALE = 0.82;
 
-function places(cities) {
+export function columnsFor(width) {
+  const units = width / MIN_SCALE + (STEP_X - TILE_W) - 12;
+  return Math.max(2, Math.min(4, Math.floor(units / STEP_X)));
+}
+
+function places(cities, columns) {
+  const named = [...cities].sort((a, b) => rank(a.name) - rank(b.name));
+  const rows = Math.ceil(named.length / columns);
   const result = new Map();
-  let spare = 0;
-  for (const city of cities) {
-    const known = PLACES[city.name];
-    const [col, row] = known || [spare % 3, 4.7 + Math.floor(spare++ / 3)];
+  named.forEach((city, index) => {
+    const row = Math.floor(index / columns);
+    // The last row, when short, sits in the middle.
+    const inRow = row === rows - 1 ? named.length - row * columns : columns;
+    const col = (index % columns) + (columns - inRow) / 2;
     result.set(city.name, { x: col * STEP_X, y: row * STEP_Y });
-  }
+  });
   return result;
+}
+
+function rank(name) {
+  const known = ORDER.indexOf(name);
+  return known < 0 ? ORDER.length : known;
 }
 
 function seatLabel(view, seat) {
@@ -265,10 +277,12 @@ export class BoardPicture {
     this.routes = null;
   }
 
-  draw(view, choice = {}) {
+  // `width`: the CSS pixels the board has across (its columns follow).
+  draw(view, choice = {}, width = window.innerWidth) {
     const chosen = { legal: [], deciding: false, onCommand: () => {}, ...choice };
-    const at = places(view.cities);
-    const layout = JSON.stringify([view.cities.map((c) => c.name), view.players.map((p) => p.name), Boolean(view.architetto)]);
+    const columns = columnsFor(width);
+    const at = places(view.cities, columns);
+    const layout = JSON.stringify([view.cities.map((c) => c.name), view.players.map((p) => p.name), Boolean(view.architetto), columns]);
     if (layout !== this.layout) this.start(view, at, layout);
     const changed = [];
     const pending = view.pending ? [view.pending.seat, view.pending.step, view.pending.city] : null;

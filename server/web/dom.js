@@ -32,9 +32,10 @@ export function s(tag, attributes, ...children) {
 }
 
 // A value of the address's fragment (`#invite=...&v=12`): what this client keeps out of
-// every URL a server sees. A broken escape counts as absent.
-export function fragment(name) {
-  const match = new RegExp(`(?:^|[#&])${name}=([^&]*)`).exec(location.hash);
+// every URL a server sees. A broken escape counts as absent. `hash`: another fragment than
+// the page's own (the one a `hashchange` went to).
+export function fragment(name, hash = location.hash) {
+  const match = new RegExp(`(?:^|[#&])${name}=([^&]*)`).exec(hash);
   if (!match) return null;
   try {
     return decodeURIComponent(match[1]);

@@ -72,7 +72,7 @@ function draw(fromLog) {
   const view = current.view;
   const shown = shownHand(view);
   if (!page.picture) page.picture = new BoardPicture(page.cards);
-  page.picture.draw(view);
+  page.picture.draw(view, {}, parts.board.clientWidth || window.innerWidth);
   if (page.picture.svg.parentNode !== parts.board) replace(parts.board, noBoard, page.picture.svg);
   noBoard.hidden = view.cities.length > 0;
   where(current);
@@ -295,8 +295,8 @@ document.addEventListener("keydown", (event) => {
   action();
 });
 
-function versionFromHash() {
-  const version = fragment("v");
+function versionFromHash(hash = location.hash) {
+  const version = fragment("v", hash);
   return version && /^\d+$/.test(version) ? Number(version) : null;
 }
 
@@ -322,8 +322,10 @@ try {
     chart();
     go(page.index);
   }, 0);
-  window.addEventListener("hashchange", () => {
-    const version = versionFromHash();
+  window.addEventListener("hashchange", (event) => {
+    // The fragment followed to, not the address now: the address of the step before may
+    // have been written since (its `replaceState`, 120 ms after it was drawn).
+    const version = versionFromHash(new URL(event.newURL).hash);
     if (version !== null && version !== step().version) go(indexOfVersion(version));
   });
   page.go = go;

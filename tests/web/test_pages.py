@@ -64,6 +64,7 @@ PAGES: list[tuple[str, str]] = [
     ("replay", "/games/{finished}/replay#v=120"),
     ("audit", "/audit#game={finished}"),
     ("settings", "/settings"),
+    ("rules", "/rules"),
 ]
 
 
@@ -87,6 +88,7 @@ def test_every_page_draws_cleanly_at_phone_and_desktop_size(
         "lobby": "Your games",
         "audit": "every check passed",
         "settings": "How you are told",
+        "rules": "The rules in short",
     }.get(name)
     if ready:
         page.page.get_by_text(ready).first.wait_for()
