@@ -109,6 +109,20 @@ class ClockView(msgspec.Struct, frozen=True, gc=False):
     seats: tuple[SeatClock, ...]
 
 
+class RematchView(msgspec.Struct, frozen=True, gc=False):
+    """A new table for the players of a finished game (`POST /api/games/{id}/rematch`);
+    filled by the server, which alone knows who asked: the domain never fills it."""
+
+    game_id: str
+    """The new game."""
+    by: str
+    """The player who asked for it: its creator."""
+    name: str
+    """Their name."""
+    invite_code: str | None = None
+    """The code that opens its table: for the players of the finished game only."""
+
+
 class View(msgspec.Struct, frozen=True, gc=False):
     version: int
     phase: Phase
@@ -139,6 +153,8 @@ class View(msgspec.Struct, frozen=True, gc=False):
     server, which alone knows who is asking; the domain never fills it)."""
     clock: ClockView | None = None
     """A timed game's clocks (set by the server; None in an untimed game)."""
+    rematch: RematchView | None = None
+    """Once the game is over, the rematch a player asked for (set by the server)."""
 
 
 def view(state: State, seat: int | None, *, everything: bool = False) -> View:

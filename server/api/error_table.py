@@ -22,6 +22,7 @@ from domain.errors import CommandRefused, IllegalCommand, InvalidOptions
 from server.schema.errors import (
     BadParameter,
     ErrorBody,
+    GameNotOver,
     GameNotPlaying,
     InvalidSetting,
     InvalidTicket,
@@ -62,6 +63,13 @@ _CONFLICT_CODES = {
 }
 
 
+_PHASE_WORDS = {
+    "waiting": "this one waits for players",
+    "playing": "this one is still in play",
+    "cancelled": "this one was called off",
+}
+
+
 def _illegal(error: IllegalCommand, index: int | None) -> ErrorBody:
     status = _FORBIDDEN_CODES.get(error.code) or _CONFLICT_CODES.get(error.code) or 422
     return ErrorBody(status, error.code, error.message, rule=error.rule, index=index)
@@ -78,6 +86,9 @@ def _body(error: Exception, scope: Any) -> ErrorBody | None:
             return ErrorBody(422, "invalid_option", error.message, field=error.field)
         case GameNotPlaying():
             return ErrorBody(409, "game_not_playing", f"the game is not in play ({error.phase})")
+        case GameNotOver():
+            said = _PHASE_WORDS.get(error.phase, error.phase)
+            return ErrorBody(409, "game_not_over", f"a rematch follows the end of a game: {said}")
         case InvalidSetting():
             return ErrorBody(422, "invalid_setting", error.message, field=error.field)
         case VersionConflict():

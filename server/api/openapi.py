@@ -116,6 +116,7 @@ GAME_OPERATIONS = (
     "joinGame",
     "leaveGame",
     "cancelGame",
+    "rematchGame",
     "getBoard",
     "sendCommands",
     "previewCommands",

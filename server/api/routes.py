@@ -35,6 +35,7 @@ from server.api.mail_links import MailLinkRoutes
 from server.api.params import BEARER, OPTIONAL_BEARER, PLAYER, PlayerId, Svc
 from server.api.push import PushRoutes, push_key
 from server.api.reading import provide_player, provide_viewer
+from server.api.rematch import RematchRoutes
 from server.api.talk import TalkRoutes
 from server.schema import answers, requests
 from server.schema.errors import error_response, error_responses
@@ -291,6 +292,6 @@ async def healthz(services: Svc) -> answers.Health:
 
 
 ROUTES: list[ControllerRouterHandler] = [
-    PlayerRoutes, GameRoutes, HistoryRoutes, BrowserRoutes, TalkRoutes, MeRoutes,
+    PlayerRoutes, GameRoutes, HistoryRoutes, BrowserRoutes, TalkRoutes, RematchRoutes, MeRoutes,
     MailLinkRoutes, PushRoutes, push_key, lobby, healthz,
 ]  # fmt: skip

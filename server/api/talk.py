@@ -44,7 +44,8 @@ class TalkRoutes(Controller):
         self, game_id: FromPath[str], data: JSONBody[NewMessage], player: PlayerId,
         services: Svc,
     ) -> TalkMessage:  # fmt: skip
-        """Say something to the table (only its seated players may, while the game is on)."""
+        """Say something to the table (only its seated players may: at the table, during play
+        and after the end)."""
         return await services.talk.post(game_id, player, data.text)
 
     @get("/{game_id:str}/talk", operation_id="listMessages",

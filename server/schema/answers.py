@@ -33,6 +33,27 @@ class CreatedGame(msgspec.Struct, frozen=True):
     """True when this command id had created the game before: this is its answer again."""
 
 
+class RematchCreated(msgspec.Struct, frozen=True):
+    """The new table of a finished game's players (`POST /api/games/{id}/rematch`)."""
+
+    game_id: str
+    invite_code: str
+    """The code that opens its table, to join it (`POST /api/games/{game_id}/join`)."""
+    seed_commitment: str
+    version: int
+    receipt: Receipt
+    """The server's signature on the new game's head at `version` (docs/record.md,
+    "Receipts"): its creation, or its last bot's join."""
+    repeated: bool
+    """True when a rematch of this game had been asked for before: this is it again."""
+    rematch_of: str
+    """The finished game."""
+    by: str
+    """The player who asked for it first: the new game's creator."""
+    name: str
+    """Their name."""
+
+
 class Joined(msgspec.Struct, frozen=True):
     game_id: str
     version: int

@@ -77,6 +77,15 @@ class GameNotPlaying(Exception):
         self.phase = phase
 
 
+class GameNotOver(Exception):
+    """Something only a finished game allows (a rematch), asked of one that waits, is in play
+    or was cancelled: 409."""
+
+    def __init__(self, phase: str) -> None:
+        super().__init__(phase)
+        self.phase = phase
+
+
 class SeatViewSecret(Exception):
     """Another seat's view of a game still in play (`at/{v}?as=S`): 403. Once the game is
     over nothing is secret and anyone may ask."""
@@ -109,7 +118,8 @@ ERROR_DESCRIPTIONS = {
     403: "Not your seat, not your decision, not your table, or a wrong invite code",
     404: "No such game, player or version",
     409: "A stale expected_version (the body names the current version), a full or closed "
-    "table, a command_id reused for another request, or a resignation from a game not in play",
+    "table, a command_id reused for another request, a resignation from a game not in play, "
+    "or a rematch of a game that is not over",
     413: "The body is larger than the limit",
     415: "The body is not application/json",
     422: "Refused by the rules (code, ruling, and the index of the refused command) or an "

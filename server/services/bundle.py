@@ -21,6 +21,7 @@ from server.services.listings import ListingService
 from server.services.notifications import NotificationService
 from server.services.previews import PreviewService
 from server.services.push_devices import PushDeviceService
+from server.services.rematch import RematchService
 from server.services.stream_tickets import StreamTicketService
 from server.services.talk import TalkService
 from server.services.vacations import VacationService
@@ -46,6 +47,7 @@ class Services(NamedTuple):
     tickets: StreamTicketService
     signer: Signer
     push: PushDeviceService
+    rematch: RematchService
 
 
 def build_services(
@@ -86,6 +88,7 @@ def build_services(
     return Services(
         accounts, games, HistoryService(games), listings, notifications, handovers, vacations, talk,
         PreviewService(games), StreamTicketService(games), signer, push,
+        RematchService(games, accounts),
     )  # fmt: skip
 
 

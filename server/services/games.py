@@ -37,6 +37,7 @@ from store.clock import Clock, iso, system_clock
 from store.command_path import CommandPath
 from store.errors import GameNotFound
 from store.protocol import Op
+from store.rematch import offer_op
 from store.stored import meta_decoder
 from store.time_controls import TimeControl, set_time_control
 
@@ -97,16 +98,22 @@ class GameService:
 
     # --- setting a table -------------------------------------------------------------------
 
-    async def create(self, player: str, request: requests.NewGame) -> answers.CreatedGame:
+    async def create(
+        self, player: str, request: requests.NewGame, *, game_id: str | None = None
+    ) -> answers.CreatedGame:
+        """A new game, its creator in the first place; `game_id` one claimed before (a
+        rematch's, `server.services.rematch`): created once, answered again after."""
         edition, modules = check_options(
             request.edition, request.seats, request.modules, self.path.game_data
         )
         if len(request.bots) >= request.seats:
             raise InvalidOptions("bots", "the creator holds a seat: at most seats - 1 bots")
         control = _time_control(request.clock)
-        game_id = "g" + self.token_bytes(9).hex()
-        in_lobby = True
-        if request.command_id is not None:  # a retry creates (or finds) the same game
+        in_lobby, claimed_before = True, game_id is not None
+        game_id = game_id or "g" + self.token_bytes(9).hex()
+        if claimed_before:  # made once, found after: a table that moved on stays out
+            in_lobby = await self._waiting_or_missing(game_id)
+        elif request.command_id is not None:  # a retry creates (or finds) the same game
             options = msgspec.json.encode(
                 [request.seats, edition, modules, request.entropy, control]
             )
@@ -292,7 +299,11 @@ class GameService:
         state = await self.state(game_id)
         seat = viewer_seat(state, viewer)
         at_table = state.phase == "waiting" and viewer in state.players
-        key: tuple[object, ...] = (game_id, state.version, seat, at_table)
+        rematch = None
+        if state.phase == "over":  # one may have been asked for since (no append says so)
+            prefix = self.listings.prefix
+            rematch = await self.run(offer_op(self.path, prefix, game_id, seat is not None))
+        key: tuple[object, ...] = (game_id, state.version, seat, at_table, rematch)
         if state.seat_players and await self.timing.time_control(game_id) is not None:
             key += (await self.timing.away_now(state),)
         if gzipped and (packed := self._packed_views.get(key)) is not None:
@@ -300,6 +311,8 @@ class GameService:
         encoded = self._views.get(key)
         if encoded is None:
             shown = await self.shown(game_id, state, seat, at_table=at_table)
+            if rematch is not None:
+                shown = msgspec.structs.replace(shown, rematch=rematch)
             encoded = self._views[key] = msgspec.json.encode(shown)
         if gzipped and (packed := gzip_body(encoded, BOARD_LEVEL)) is not None:
             self._packed_views[key] = packed

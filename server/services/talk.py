@@ -1,10 +1,11 @@
 """Table talk: a short message thread per game, beside its log (`store.talk`).
 
-The seated players read and write it while the game is on; once it is over anyone may read
-it (as anyone may read everything of a finished game). A message is cleaned like a name
-(`domain.names.clean_text`: nothing that hides or reorders text; its line breaks kept), at
-most `MAX_TALK` characters, and each player may send `RATE` messages a minute per game (429
-and `Retry-After` beyond). Clients must escape it wherever they show it, as the e-mails do.
+The seated players read and write it, at the table, in play and after the end; once it is
+over anyone may read it (as anyone may read everything of a finished game). A message is
+cleaned like a name (`domain.names.clean_text`: nothing that hides or reorders text; its line
+breaks kept), at most `MAX_TALK` characters, and each player may send `RATE` messages a minute
+per game (429 and `Retry-After` beyond). Clients must escape it wherever they show it, as the
+e-mails do.
 """
 
 from __future__ import annotations

@@ -22,10 +22,13 @@ export function forget() {
 }
 
 export class ApiError extends Error {
-  constructor(status, body) {
+  constructor(status, body, retryAfter = null) {
     super((body && body.message) || `the server answered ${status}`);
     this.status = status;
     this.body = body || {};
+    // A refusal for now (429, 503): the seconds its Retry-After says to wait, or null.
+    const seconds = retryAfter === null || retryAfter === "" ? NaN : Number(retryAfter);
+    this.retryAfter = Number.isFinite(seconds) && seconds >= 0 ? seconds : null;
   }
   get code() { return this.body.error || "error"; }
   get rule() { return this.body.rule || null; }
@@ -49,7 +52,7 @@ export async function call(method, path, body, { anonymous = false, token = null
   if (text) {
     try { decoded = JSON.parse(text); } catch { decoded = { message: text.slice(0, 200) }; }
   }
-  if (!response.ok) throw new ApiError(response.status, decoded);
+  if (!response.ok) throw new ApiError(response.status, decoded, response.headers.get("Retry-After"));
   return decoded;
 }
 

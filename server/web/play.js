@@ -3,7 +3,8 @@
 // rules), undone step by step, and sent as one request when confirmed; other seats' moves
 // arriving live on the game's stream; what happened since your last turn, in words; once
 // the game is over, the winners and the scores first (ending.js). A key to the board's marks
-// under it (legend.js), and the Delegates' standing beside it when the module is on.
+// under it (legend.js), and the Delegates' standing beside it when the module is on; whose
+// turn it is, your hand and your choices in the dock (dock.js), a bar at the foot of a phone.
 
 import { h, replace, status } from "./dom.js";
 import { get, newCommandId, refusalText } from "./api.js";
@@ -11,13 +12,17 @@ import { describe as describeMove, ask, refusalLine } from "./moves.js";
 import { frame } from "./common.js";
 import { gameTitle, pageTitle } from "./names.js";
 import { Cards, gameDataOf } from "./cards.js";
-import { BoardPicture, sameCommand } from "./board.js";
+import { BoardPicture } from "./board.js";
 import { seatsTable, pendingText, cardList } from "./seats.js";
 import { follow } from "./live.js";
 import { joinPanel } from "./table.js";
 import { finalSection, logLine } from "./ending.js";
 import { delegatesSection } from "./delegates.js";
 import { Legend } from "./legend.js";
+import { TalkPanel } from "./talk.js";
+import { rematchOffer } from "./rematch.js";
+import { Dock } from "./dock.js";
+import { handButtons, optionButtons } from "./hand.js";
 
 const gameId = decodeURIComponent(location.pathname.split("/")[2] || "");
 const path = encodeURIComponent(gameId);
@@ -45,22 +50,26 @@ const parts = {
   stage: h("section", { class: "stage", "aria-label": "Your turn so far", hidden: true }),
   message: h("div", { class: "message", "aria-live": "assertive" }),
   hand: h("section", { class: "hand", "aria-label": "Your hand" }),
+  played: h("section", { class: "played", "aria-label": "Your played cards" }),
   options: h("section", { class: "options", "aria-label": "Your options" }),
   seats: h("section", { class: "seats-wrap", "aria-label": "Seats", tabindex: 0 }),
   delegates: h("div", { class: "delegates-wrap" }),
   final: h("div", { class: "final-wrap" }),
   legend: new Legend(),
+  talk: new TalkPanel(gameId),
   table: h("div", { class: "table-wrap" }),
   log: h("ol", { class: "log", "aria-label": "What happened" }),
   links: h("p", { class: "links" }),
 };
 
+const dock = new Dock(parts.pending, parts.message, parts.stage, parts.hand, parts.options);
+
 replace(main,
   parts.title,
-  parts.final, parts.table, parts.since, parts.pending, parts.message,
+  parts.final, parts.table, parts.since,
   h("div", { class: "play" },
     h("div", { class: "board-column" }, parts.board, parts.legend.node),
-    h("div", { class: "side" }, parts.stage, parts.hand, parts.options, parts.seats, parts.delegates,
+    h("div", { class: "side" }, dock.node, parts.played, parts.seats, parts.delegates, parts.talk.node,
       h("section", { class: "log-wrap", "aria-label": "Game log", tabindex: 0 }, h("h2", {}, "Game log"), parts.log)),
   ),
   parts.links,
@@ -153,6 +162,7 @@ async function confirm() {
 
 function renderStage() {
   parts.stage.hidden = !deciding();
+  parts.stage.dataset.empty = !page.staged.length; // on a phone, shown once a step is staged
   if (!deciding()) {
     replace(parts.stage);
     return;
@@ -171,29 +181,18 @@ function renderStage() {
 }
 
 function renderHand(view) {
-  parts.hand.hidden = viewer() === null || viewer() === undefined || !(view.hand.length || view.played.length);
+  const seated = viewer() !== null && viewer() !== undefined;
+  parts.hand.hidden = !seated || !view.hand.length;
+  parts.played.hidden = !seated || !view.played.length;
+  replace(parts.played, parts.played.hidden ? null
+    : [h("h2", {}, "Your played cards"), cardList(view.played, page.cards, "Your played cards")]);
   if (parts.hand.hidden) {
     replace(parts.hand);
     return;
   }
   const legal = choosing() ? view.legal_commands : [];
   const step = choosing() && view.pending ? view.pending.step : null;
-  replace(parts.hand,
-    view.hand.length ? h("h2", {}, "Your hand") : null,
-    view.hand.length ? h("ul", { class: "cards hand-cards" }, view.hand.map((card) => {
-      const command = { type: "play_card", card };
-      const allowed = legal.some((each) => sameCommand(each, command));
-      return h("li", {}, h("button", {
-        type: "button",
-        class: `card-chip ${step === "play_card" ? (allowed ? "legal" : "other") : ""}`,
-        disabled: step !== "play_card",
-        dataset: { card },
-        "aria-label": `Play ${card}: ${page.cards.words(card)}`,
-        onclick: () => stage(command),
-      }, h("span", { class: "chip-id" }, card), " ", h("span", { class: "chip-words" }, page.cards.words(card))));
-    })) : null,
-    view.played.length ? h("div", {}, h("h3", {}, "Your played cards"), cardList(view.played, page.cards, "Your played cards")) : null,
-  );
+  replace(parts.hand, h("h2", {}, "Your hand"), handButtons(view.hand, page.cards, { legal, step, onCommand: stage }));
 }
 
 function choosing() {
@@ -201,11 +200,7 @@ function choosing() {
 }
 
 function renderOptions(view) {
-  const legal = choosing() ? view.legal_commands.filter((c) => c.type !== "play_card") : [];
-  replace(parts.options, legal.length
-    ? [h("h2", {}, "Your options"), h("div", { class: "buttons options-list" }, legal.map((command) =>
-      h("button", { type: "button", class: "legal", dataset: { command: JSON.stringify(command) }, onclick: () => stage(command) }, describe(command))))]
-    : null);
+  replace(parts.options, optionButtons(choosing() ? view.legal_commands : [], describe, stage));
 }
 
 function renderLog() {
@@ -228,7 +223,7 @@ function render() {
     : page.ended ? "Your turn: confirm and send it." : pendingText(view, viewer());
   if (!page.picture) page.picture = new BoardPicture(page.cards);
   const focused = document.activeElement && document.activeElement.getAttribute("aria-label");
-  const changed = page.picture.draw(view, { legal: view.legal_commands, deciding: choosing(), onCommand: stage });
+  const changed = page.picture.draw(view, { legal: view.legal_commands, deciding: choosing(), onCommand: stage }, parts.board.clientWidth || window.innerWidth);
   const svg = page.picture.svg;
   if (svg.parentNode !== parts.board) replace(parts.board, svg);
   for (const name of changed) {
@@ -249,12 +244,27 @@ function render() {
   replace(parts.links, links(), " \u00B7 ", h("a", { href: "/" }, "Lobby"));
   renderEnd();
   renderLog();
+  parts.talk.update(page.base);
+  bringPendingCity(view);
   const version = view.version;
   requestAnimationFrame(() => {
     // Drawn: the frame that shows this version is being made (the benchmark reads it).
     if (!page.drawn) performance.mark("board-drawn");
+    // A turn's choices drawn for the first time (the benchmark reads it, phone-sized).
+    if (!page.choicesShown && choosing() && view.legal_commands.length) {
+      page.choicesShown = true;
+      performance.mark("choices-shown");
+    }
     if (!page.drawn || version > page.drawn.version) page.drawn = { version, at: performance.timeOrigin + performance.now() };
   });
+}
+
+// The city a step asks you to build in, brought into the room the dock leaves.
+function bringPendingCity(view) {
+  const city = choosing() && view.pending ? view.pending.city : null;
+  if (!city) return;
+  const tile = page.picture.svg.querySelector(`g.city[data-city="${CSS.escape(city)}"]`);
+  dock.bring(tile, `${view.version}:${page.staged.length}:${city}`);
 }
 
 function links() {
@@ -270,6 +280,7 @@ function links() {
 function renderEnd() {
   const over = page.base.phase === "over";
   parts.pending.hidden = over;
+  dock.node.hidden = over;
   if (!over) {
     replace(parts.final);
     return;
@@ -277,7 +288,7 @@ function renderEnd() {
   const first = !parts.final.firstChild;
   parts.since.hidden = true;
   status(parts.message, "");
-  replace(parts.final, finalSection(page.base, links()));
+  replace(parts.final, finalSection(page.base, links()), rematchOffer(page.base, gameId));
   if (first && page.drawn) {
     window.scrollTo({ top: 0 });
     parts.final.firstChild.focus({ preventScroll: true });
@@ -351,4 +362,5 @@ if (page.base) {
     refresh();
   });
 }
+window.addEventListener("resize", () => render()); // the board's columns follow its width
 window.patricianPage = page; // for the tests and for the curious: what the page drew
