@@ -6,7 +6,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 ARGS ?=
 
-.PHONY: run simulate test lint bench install clean up down
+.PHONY: screenshots run simulate test lint bench install clean up down
 
 $(BIN)/.installed: pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -42,6 +42,10 @@ bench: $(BIN)/.installed
 	$(BIN)/python bench/audit.py
 	$(BIN)/python bench/memory.py
 	$(BIN)/python bench/load.py --games 50 --drills
+
+# The pictures of the README and docs/web.md, taken again (docs/screenshots/take.py).
+screenshots: $(BIN)/.installed
+	$(BIN)/python docs/screenshots/take.py
 
 # The whole stack in the background (deploy/Procfile under honcho: Redis, the API processes,
 # the workers, the dispatcher; settings in $(STACK_ENV)); `make down` stops it.
