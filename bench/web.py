@@ -10,6 +10,10 @@ five-seat replay, then drives Debian's Chromium (`/usr/bin/chromium`) with Playw
 - play page: first contentful paint, cold (a new browser context each time) and warm,
   beside the paint of a bare HTML page served by Python's own http.server
   (target: under 500 ms);
+- a turn's choices on a phone (390x844): from the play page's first paint to its turn's
+  choices drawn, one of them on screen without scrolling, beside the page's own read of the
+  board, for a returning player (the files cached; target: under 100 ms) and on a first
+  visit (target: under 500 ms, as the first paint);
 - a move by another seat drawn: from the moment the API acknowledged the command to the
   moment the watching page drew that version (its `board-drawn` mark), beside the moment the
   page's own EventSource received the event (target: under 200 ms);
@@ -135,6 +139,13 @@ def main() -> None:
             print(f"bench/web.py: Chromium {browser.version}, {args.runs} runs each\n")
 
             play_page_figures(browser, url, bare, playing, playing_seats[0], args.runs)
+            mover = playing_seats[client.get(f"/api/games/{playing}").json()["pending"]["seat"]]
+            shown, read = choices_on_a_phone(browser, url, playing, mover, args.runs, warm=True)
+            line("a turn's choices on a phone after paint", shown, read, "ms", 100)
+            print("  (a returning player, the app's files cached; baseline: the page's own read")
+            print("  of the board, GET /api/games/{id})")
+            shown, read = choices_on_a_phone(browser, url, playing, mover, args.runs, warm=False)
+            line("  the same, first visit (nothing cached)", shown, read, "ms", 500)
             drawn, arrived = moves_drawn(
                 browser=browser,
                 client=client,
@@ -175,6 +186,56 @@ def play_page_figures(  # noqa: PLR0917 (where, which game, whose page)
         warm.append(paint(page))
     line("play page: first paint, warm cache", warm, bare_paints, "ms", 500)
     context.close()
+
+
+# Whether one of the turn's legal choices is wholly inside the window and reached by a tap.
+_CHOICE_ON_SCREEN = """() => [...document.querySelectorAll(
+  'button.card-chip.legal:not([disabled]), svg.board g.option.legal > rect.target,'
+  + ' .options-list button.legal')].some((node) => {
+  const box = node.getBoundingClientRect();
+  if (!box.width || box.top < 0 || box.bottom > innerHeight || box.right > innerWidth) return false;
+  const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+  return hit === node || node.contains(hit);
+})"""
+
+
+def choices_on_a_phone(
+    browser: Browser, url: str, game: str, seat: Seat, runs: int, *, warm: bool
+) -> tuple[list[float], list[float]]:
+    """At 390x844, for the seat to decide: from the page's first paint to its turn's choices
+    drawn (the `choices-shown` mark; one of them on screen without scrolling, or the sample
+    fails), beside the page's own read of the board. `warm`: the page opened again in one
+    browser context (its files cached, as for a player who comes back from a notification),
+    else each time in a new one (a first visit)."""
+    shown, read = [], []
+    board_path = f"/api/games/{game}"
+    kept = browser.new_context(viewport={"width": 390, "height": 844})
+    sign_in(kept.new_page(), url, seat)
+    if warm:
+        kept.pages[0].goto(f"{url}/games/{game}")  # the files cached once
+    for _ in range(runs):
+        context = kept if warm else browser.new_context(viewport={"width": 390, "height": 844})
+        page = kept.pages[0] if warm else context.new_page()
+        if not warm:
+            sign_in(page, url, seat)
+        page.goto(f"{url}/games/{game}")
+        at = mark(page, "choices-shown") - paint(page)
+        if not page.evaluate(_CHOICE_ON_SCREEN):
+            raise SystemExit("bench/web.py: a turn's choices are drawn off the phone's screen")
+        shown.append(at)
+        read.append(
+            float(
+                page.evaluate(
+                    "(p) => performance.getEntriesByType('resource')"
+                    ".find((e) => new URL(e.name).pathname === p).duration",
+                    board_path,
+                )
+            )
+        )
+        if not warm:
+            context.close()
+    kept.close()
+    return shown, read
 
 
 def moves_drawn(

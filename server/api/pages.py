@@ -110,7 +110,10 @@ def _shell_of(shell: str, page: str, title: str, files: Mapping[str, Asset], ver
     links = "\n".join(
         f'<link rel="modulepreload" href="/static/{version}/{name}">' for name in sorted(needed)
     )
+    # The play page's first reads begin before its modules have all arrived (early.js).
+    early = f'<script type="module" async src="/static/{version}/early.js"></script>\n'
     filled = shell.replace("{{preload}}", links).replace("{{title}}", html.escape(title))
+    filled = filled.replace("{{early}}", early if page == "play" else "")
     return filled.replace("{{page}}", page).replace("{{static}}", f"/static/{version}").encode()
 
 

@@ -312,6 +312,13 @@ function showSince() {
   parts.since.hidden = false;
 }
 
+// The first reads, begun by early.js before this module arrived (once, for this game).
+function takeEarlyReads(after) {
+  const early = window.patricianEarly;
+  window.patricianEarly = null;
+  return early && early.id === gameId && after === 0 ? [early.view, early.events] : null;
+}
+
 let refreshing = null;
 let again = false;
 async function refresh() {
@@ -322,7 +329,8 @@ async function refresh() {
   refreshing = (async () => {
     try {
       const after = page.log.length ? page.log[page.log.length - 1].version : 0;
-      const [view, events] = await Promise.all([
+      const early = takeEarlyReads(after);
+      const [view, events] = await Promise.all(early || [
         get(`/api/games/${path}`),
         get(`/api/games/${path}/events?after=${after}`),
       ]);

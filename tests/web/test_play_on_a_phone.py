@@ -130,3 +130,16 @@ def test_the_hand_and_the_step_are_on_a_phone_screen_the_moment_a_turn_starts(
     assert pending.inner_text().startswith("Your turn")
     assert page.evaluate(ON_SCREEN, ".dock .pending")
     assert not watched.unexpected()
+
+
+def test_the_page_of_a_game_that_does_not_exist_says_so_and_throws_nothing(
+    open_page: Callable[..., Watched],
+) -> None:
+    """Its first reads, begun before the page's modules arrived (early.js), fail as a read
+    of the page itself would: in words, never as an uncaught error."""
+    watched = open_page(*SIZES["phone"])
+    watched.sign_in("Noa")
+    watched.allow("Failed to load resource")  # Chromium's own line for the 404
+    watched.page.goto("/games/g0000000000000000")
+    watched.page.get_by_text("There is no such game.").wait_for()
+    assert not watched.unexpected()
