@@ -1,6 +1,6 @@
-// Your hand and your options on the play page, as buttons: each card of the hand (a legal
-// one marked, and choosable only while the step asks for a card), and every other legal
-// command of the step in words. Every legal command has a button here, so that a choice is
+// Your hand, your options and your turn so far on the play page, as buttons: each card of
+// the hand (a legal one marked, and choosable only while the step asks for a card), every
+// other legal command of the step in words, and the staged turn with Confirm and the undos. Every legal command has a button here, so that a choice is
 // always within reach whatever the board shows (the dock keeps these on a phone's screen).
 
 import { h } from "./dom.js";
@@ -29,4 +29,21 @@ export function optionButtons(legal, describe, onCommand) {
   if (!others.length) return null;
   return [h("h2", {}, "Your options"), h("div", { class: "buttons options-list" }, others.map((command) =>
     h("button", { type: "button", class: "legal", dataset: { command: JSON.stringify(command) }, onclick: () => onCommand(command) }, describe(command))))];
+}
+
+// "Your turn so far": the staged commands in words (`staged`), and Confirm and the undos
+// (`ended`: the last one turned up a card, so confirm before staging more).
+export function stagedTurn(staged, { ended, busy, onConfirm, onUndo, onClear }) {
+  const none = !staged.length || busy;
+  return [
+    h("h2", {}, "Your turn so far"),
+    staged.length
+      ? h("ol", { class: "staged" }, staged.map((words) => h("li", {}, words)))
+      : h("p", { class: "hint" }, "Choose on the board or below; nothing is sent until you confirm."),
+    ended ? h("p", { class: "hint" }, "Confirm to see what comes next (a card is turned up).") : null,
+    h("div", { class: "buttons" },
+      h("button", { type: "button", class: "primary", disabled: none, onclick: onConfirm }, "Confirm and send"),
+      h("button", { type: "button", disabled: none, onclick: onUndo }, "Undo the last"),
+      h("button", { type: "button", disabled: none, onclick: onClear }, "Undo all")),
+  ];
 }

@@ -22,7 +22,8 @@ import { Legend } from "./legend.js";
 import { TalkPanel } from "./talk.js";
 import { rematchOffer } from "./rematch.js";
 import { Dock } from "./dock.js";
-import { handButtons, optionButtons } from "./hand.js";
+import { handButtons, optionButtons, stagedTurn } from "./hand.js";
+import { sinceYourLastTurn } from "./since.js";
 
 const gameId = decodeURIComponent(location.pathname.split("/")[2] || "");
 const path = encodeURIComponent(gameId);
@@ -167,17 +168,9 @@ function renderStage() {
     replace(parts.stage);
     return;
   }
-  replace(parts.stage,
-    h("h2", {}, "Your turn so far"),
-    page.staged.length
-      ? h("ol", { class: "staged" }, page.staged.map((command) => h("li", {}, describe(command))))
-      : h("p", { class: "hint" }, "Choose on the board or below; nothing is sent until you confirm."),
-    page.ended ? h("p", { class: "hint" }, "Confirm to see what comes next (a card is turned up).") : null,
-    h("div", { class: "buttons" },
-      h("button", { type: "button", class: "primary", disabled: !page.staged.length || page.busy, onclick: confirm }, "Confirm and send"),
-      h("button", { type: "button", disabled: !page.staged.length || page.busy, onclick: undo }, "Undo the last"),
-      h("button", { type: "button", disabled: !page.staged.length || page.busy, onclick: clear }, "Undo all")),
-  );
+  replace(parts.stage, stagedTurn(page.staged.map(describe), {
+    ended: page.ended, busy: page.busy, onConfirm: confirm, onUndo: undo, onClear: clear,
+  }));
 }
 
 function renderHand(view) {
@@ -297,18 +290,9 @@ function renderEnd() {
 
 // "Since your last turn": the events after your own last move, in words.
 function showSince() {
-  const me = viewer();
-  if (me === null || me === undefined) return;
-  let last = -1;
-  page.log.forEach((item, index) => {
-    const e = item.event;
-    if (e.seat === me && e.type !== "step_started" && e.type !== "hand_dealt") last = index;
-  });
-  const since = page.log.slice(last + 1).filter((item) => item.text && item.event.type !== "step_started");
-  if (last < 0 || !since.length) return;
-  if (page.base.phase === "over") return;
-  replace(parts.since, h("h2", {}, "Since your last turn"), h("ul", {}, since.slice(-30).map((item) => h("li", {}, logLine(item, page.base)))),
-    h("button", { type: "button", onclick: () => { parts.since.hidden = true; } }, "Got it"));
+  const told = sinceYourLastTurn(page.log, page.base, viewer(), () => { parts.since.hidden = true; });
+  if (!told) return;
+  replace(parts.since, told);
   parts.since.hidden = false;
 }
 
