@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from domain.events import GameStarted, event_decoder
 from domain.evolve import fold
+from domain.state import State
 from projections.notices import Notice, NoticeDocument, notice
 from store.notifications import last_decided_op
 from store.reads import batches_around_op, current_op, hash_at_op, log_op, read_op
@@ -28,6 +29,14 @@ def document_of(
     """The document of the notification, as the recipient's seat may see the game at
     `version`: what happened since that seat was last told (`told_since`); `since`, the
     version of the seat's last decision (`workers.follow_up` notes it) if read already."""
+    return document_and_state(context, target, game_id, version, since)[0]
+
+
+def document_and_state(
+    context: WorkerContext, target: Notice, game_id: str, version: int, since: int | None = None
+) -> tuple[NoticeDocument, State]:
+    """`document_of`, and the game's state at `version` it was made from (whatever else a
+    channel says of the game, its players' names, without reading it again)."""
     run = context.store.run
     seat = target.seat
     decided, ending = context.store.gather(
@@ -65,7 +74,7 @@ def document_of(
     if ending and ending[-1].last_version == version:  # the receipt of the append to `version`
         accepted = meta_decoder.decode(ending[-1].metadata).time
         receipt = context.signer.receipt(game_id, version, head_hash, accepted)
-    return notice(
+    document = notice(
         state,
         events,
         target,
@@ -78,6 +87,7 @@ def document_of(
         acted=acted,
         talk=new_talk[-TALK_IN_NOTICE:],  # the newest, the recipient's own left out
     )
+    return document, state
 
 
 def told_since(

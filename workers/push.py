@@ -35,7 +35,6 @@ from projections.mail import Reader
 from projections.notices import Kind, Notice
 from projections.push_messages import message_of
 from store.notifications import PushDevice, channels_op, drop_push_device_op, settle_sending_op
-from store.reads import current_op
 from workers.context import WorkerContext, current
 from workers.delivery_attempts import (
     DEFERRED,
@@ -45,7 +44,7 @@ from workers.delivery_attempts import (
     claim_sending,
     watched,
 )
-from workers.notice_documents import document_of
+from workers.notice_documents import document_and_state
 from workers.retries import DELIVERY_RETRY
 
 TTL_SECONDS = 7 * 86400
@@ -80,8 +79,7 @@ def deliver_push(
         )  # fmt: skip
         return log.write("deferred", f"quiet hours: to be sent at {later.isoformat()}")
     target = Notice(player_id, seat, cast(Kind, kind), about)
-    document = document_of(context, target, game_id, version)
-    state = context.store.run(current_op(context.path, game_id))
+    document, state = document_and_state(context, target, game_id, version)
     message = message_of(document, seat_names(state), Reader.of(channels, now))
     body = msgspec.json.encode(message)
     headers = {
