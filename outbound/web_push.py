@@ -19,6 +19,7 @@ against SSRF as it connects.
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import os
 import urllib.parse
@@ -97,8 +98,11 @@ class PushKey:
         return bytes(private.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption()))
 
 
+@functools.lru_cache(maxsize=64)
 def contact_accepted(contact: str) -> bool:
-    """Whether push services take `contact` as a VAPID `sub` (a mailto: or https: URL)."""
+    """Whether push services take `contact` as a VAPID `sub` (a mailto: or https: URL): the
+    VAPID library's own check, by signing with a throwaway key (once per contact: settings
+    are made often in tests and by every process's start)."""
     try:
         PushKey.generate().authorization("https://push.example", contact, datetime.now())
     except VapidException:
