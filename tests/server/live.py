@@ -13,6 +13,7 @@ import sys
 import time
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -24,6 +25,7 @@ from server.config.settings import Settings
 from server.ops.log_output import DELAY
 from store.clock import Clock, system_clock
 from tests.processes import Started, free_port, stop_process
+from tests.server.client import Api
 from tests.server.sealing import KEY_FILE
 
 REDIS_URL = os.environ.get("PATRICIAN_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
@@ -157,3 +159,20 @@ def serving(
     finally:
         server.stop()
         delete_prefix(prefix, redis_url)
+
+
+@contextmanager
+def a_game_followed(url: str) -> Iterator[httpx.Response]:
+    """A new two-seat table on the server at `url`, and its live stream open from its last
+    version (a follower up to date: nothing to send it), as a page keeps it open."""
+    with httpx.Client(base_url=url, timeout=10) as http:
+        api = Api(http)
+        game = api.create_game(api.create_player("Mary"), 2)
+        path = f"/api/games/{game['game_id']}"
+        version = api.ok(http.get(f"{path}/events"))["version"]
+        with (
+            httpx.Client(base_url=url, timeout=10) as follower,
+            follower.stream("GET", f"{path}/stream?after={version}") as stream,
+        ):
+            assert stream.status_code == 200
+            yield stream

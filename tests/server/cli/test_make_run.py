@@ -9,10 +9,7 @@ import signal
 import time
 from pathlib import Path
 
-import httpx
-
-from tests.server.client import Api
-from tests.server.live import LiveServer, unique_prefix
+from tests.server.live import LiveServer, a_game_followed, unique_prefix
 
 PROMPTLY = 2.0
 
@@ -24,22 +21,13 @@ def test_the_embedded_server_says_where_to_open_it_and_stops_at_ctrl_c_with_stre
     server = LiveServer(unique_prefix("run"), tmp_path, redis_url=None, env=unset)
     server.start()
     try:
-        with httpx.Client(base_url=server.url, timeout=10) as http:
-            api = Api(http)
-            game = api.create_game(api.create_player("Mary"), 2)
-            path = f"/api/games/{game['game_id']}"
-            version = api.ok(http.get(f"{path}/events"))["version"]
-            with (
-                httpx.Client(base_url=server.url, timeout=10) as follower,
-                follower.stream("GET", f"{path}/stream?after={version}") as stream,
-            ):
-                assert stream.status_code == 200
-                process = server.process
-                assert process is not None
-                started = time.monotonic()
-                process.send_signal(signal.SIGINT)  # Ctrl+C
-                process.wait(timeout=10)
-                took = time.monotonic() - started
+        with a_game_followed(server.url):
+            process = server.process
+            assert process is not None
+            started = time.monotonic()
+            process.send_signal(signal.SIGINT)  # Ctrl+C
+            process.wait(timeout=10)
+            took = time.monotonic() - started
         assert took < PROMPTLY, f"stopped {took:.1f} s after Ctrl+C"
         assert process.returncode == 0
     finally:

@@ -14,8 +14,7 @@ import httpx
 import pytest
 
 from server.transport.serving import SERVERS
-from tests.server.client import Api
-from tests.server.live import LiveServer, serving
+from tests.server.live import LiveServer, a_game_followed, serving
 
 PROMPTLY = 5.0
 """Seconds the freed place may take at most: well under the first keep-alive (15 s)."""
@@ -48,15 +47,7 @@ def test_a_stream_the_client_closed_frees_its_place_in_flight_at_once(
     """A follower up to date (nothing to send it) hangs up: the same address's next
     requests, /healthz too, are served within moments, not refused for half a minute."""
     with httpx.Client(base_url=one_in_flight.url, timeout=10) as http:
-        api = Api(http)
-        game = api.create_game(api.create_player("Mary"), 2)
-        path = f"/api/games/{game['game_id']}"
-        version = api.ok(http.get(f"{path}/events"))["version"]
-        with (
-            httpx.Client(base_url=one_in_flight.url, timeout=10) as follower,
-            follower.stream("GET", f"{path}/stream?after={version}") as stream,
-        ):
-            assert stream.status_code == 200
+        with a_game_followed(one_in_flight.url) as stream:
             assert stream.headers["content-type"].startswith("text/event-stream")
             held = http.get("/healthz")
             assert held.status_code == 429, "the open stream holds the one place"
