@@ -157,6 +157,9 @@ def not_blank(png: bytes) -> bool:
 def deliver_push(page: Watched, payload: dict[str, Any]) -> None:
     """A push message to this page's service worker, as the browser's push service brings it
     (through the DevTools protocol: headless Chromium cannot subscribe to a real one)."""
+    # Only to an active worker: a message delivered while it still installs is lost (CI saw
+    # a first push show nothing under load).
+    page.page.evaluate("async () => { await navigator.serviceWorker.ready; }")
     cdp = page.page.context.new_cdp_session(page.page)
     registrations: list[str] = []
     cdp.on(
