@@ -1,6 +1,8 @@
 """What the workers' tests share: a real SMTP server on loopback (aiosmtpd) that keeps what
-it is sent (`tests.workers.mailbox.Inbox`), for the tests of e-mail; and, for the tests under
-a fake clock, the webhook sink and the push service that do not check the time (it leaps)."""
+it is sent (`tests.workers.mailbox.Inbox`), for the tests of e-mail; the embedded server whose
+workers send to loopback, and a push service that takes its tokens, for the tests of Web Push
+(a module may define its own `app` and `api`); and, for the tests under a fake clock, the
+webhook sink and the push service that do not check the time (it leaps)."""
 
 from __future__ import annotations
 
@@ -8,9 +10,13 @@ from collections.abc import Iterator
 
 import pytest
 from aiosmtpd.controller import Controller
+from litestar import Litestar
+from litestar.testing import TestClient
 
+from server.config.settings import Settings
 from tests.processes import free_port
 from tests.server.client import Api
+from tests.server.live import build_app
 from tests.workers.mailbox import Inbox
 from tests.workers.push_service import PushService
 from tests.workers.sink import Sink
@@ -26,6 +32,32 @@ def inbox() -> Iterator[tuple[Inbox, int]]:
         yield handler, port
     finally:
         controller.stop()
+
+
+PUBLIC = "https://play.example"
+"""The public address of the push tests' server: the links of its notices."""
+
+
+@pytest.fixture(scope="module")
+def app() -> Iterator[TestClient[Litestar]]:
+    """The embedded server (its push key made at start), its workers sending to loopback."""
+    settings = Settings(public_url=PUBLIC, webhook_allow="127.0.0.1", rate_notifications=0)
+    with TestClient(build_app(settings), timeout=30) as client:
+        yield client
+
+
+@pytest.fixture
+def api(app: TestClient[Litestar]) -> Api:
+    return Api(app)
+
+
+@pytest.fixture
+def service(api: Api) -> Iterator[PushService]:
+    """A push service that takes the tokens of the module's `api` server (checking their
+    time against the real clock)."""
+    key = api.ok(api.request("GET", "/api/push/key"))["public_key"]
+    with PushService(key) as pushes:
+        yield pushes
 
 
 @pytest.fixture

@@ -15,17 +15,15 @@ import pytest
 from litestar.testing import TestClient
 from rq.job import Job, JobStatus
 
-from server.config.card_data import load_game_data
 from server.config.settings import Settings
 from store.timers import Timer, due_op
 from tests.server.client import Api
-from tests.server.live import REDIS_URL, build_app, delete_prefix, redis_client, unique_prefix
-from tests.workers.test_clocks import FakeClock, _timed_game
+from tests.server.live import REDIS_URL, build_app, unique_prefix
+from tests.workers.test_clocks import FakeClock, _timed_game, served_with_workers
 from workers import jobs, runner
 from workers.context import current
 from workers.dispatcher import job_id
 from workers.jobs import handed_over
-from workers.settings import context_for
 
 
 @pytest.fixture
@@ -47,16 +45,8 @@ def api(
         return
     prefix = unique_prefix("handover-clock")
     settings = Settings(redis_url=REDIS_URL, prefix=prefix)
-    workers = runner.EmbeddedWorkers(
-        context_for(redis_client(), load_game_data(None), settings.workers(), clock)
-    )
-    try:
-        with TestClient(build_app(settings, clock=clock), timeout=30) as client:
-            workers.start()
-            yield Api(client)
-    finally:
-        workers.stop()
-        delete_prefix(prefix)
+    with served_with_workers(settings, clock) as api:
+        yield api
 
 
 @pytest.fixture

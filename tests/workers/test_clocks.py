@@ -11,6 +11,7 @@ import random
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -72,6 +73,14 @@ def api(
         redis_url=REDIS_URL, prefix=prefix, webhook_allow="127.0.0.1", public_url=PUBLIC,
         push_key_file=key,
     )  # fmt: skip
+    with served_with_workers(settings, clock) as api:
+        yield api
+
+
+@contextmanager
+def served_with_workers(settings: Settings, clock: FakeClock) -> Iterator[Api]:
+    """The server on the Redis of `settings` with its workers (RQ, the timers in Redis)
+    beside it, in this process so that they share the fake clock; its keys deleted after."""
     workers = runner.EmbeddedWorkers(
         context_for(redis_client(), load_game_data(None), settings.workers(), clock)
     )
@@ -81,7 +90,7 @@ def api(
             yield Api(client)
     finally:
         workers.stop()
-        delete_prefix(prefix)
+        delete_prefix(settings.prefix)
 
 
 def _timed_game(api: Api, players: list[Player], clock: Json) -> str:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import random
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -23,36 +23,12 @@ from litestar import Litestar
 from litestar.testing import TestClient
 
 from outbound.web_push import topic_of
-from server.config.settings import Settings
 from server.services.push_devices import PushDeviceService
 from store.notifications import channels_op, set_channels_op
 from tests.server.client import Api, Json, Player, Table
-from tests.server.live import build_app
 from tests.workers.push_service import Device, PushService, Received
 from tests.workers.sink import Sink
 from workers.push import TTL_SECONDS
-
-PUBLIC = "https://play.example"
-
-
-@pytest.fixture(scope="module")
-def app() -> Iterator[TestClient[Litestar]]:
-    """The embedded server (its push key made at start), its workers sending to loopback."""
-    settings = Settings(public_url=PUBLIC, webhook_allow="127.0.0.1", rate_notifications=0)
-    with TestClient(build_app(settings), timeout=30) as client:
-        yield client
-
-
-@pytest.fixture
-def api(app: TestClient[Litestar]) -> Api:
-    return Api(app)
-
-
-@pytest.fixture
-def service(api: Api) -> Iterator[PushService]:
-    key = api.ok(api.request("GET", "/api/push/key"))["public_key"]
-    with PushService(key) as pushes:
-        yield pushes
 
 
 def _subscribed(api: Api, service: PushService, player: Player, name: str = "Phone") -> Device:

@@ -11,7 +11,6 @@ entry names each device by its name and its push service's host, never by its en
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 
 import msgspec
 import pytest
@@ -19,41 +18,18 @@ from litestar import Litestar
 from litestar.testing import TestClient
 from rq import Retry
 
-from server.config.settings import Settings
 from server.services.push_devices import PushDeviceService
 from store.notifications import channels_op, set_channels_op, watching_op
 from tests.server.client import Api, Json, Player
-from tests.server.live import build_app
 from tests.server.sse import asgi_stream
 from tests.workers.push_service import PushService
 from tests.workers.test_play_by_webhook import _play_turn
 from tests.workers.test_push_delivery import _log, _subscribed, _told, _until
 from workers import telling
 
-PUBLIC = "https://play.example"
 PRIVATE_ENDPOINT = "https://10.0.0.8/push/1"
 """A push endpoint on a private address (as a subscription rewritten in the store would say):
 no webhook may go there."""
-
-
-@pytest.fixture(scope="module")
-def app() -> Iterator[TestClient[Litestar]]:
-    """The embedded server (its push key made at start), its workers sending to loopback."""
-    settings = Settings(public_url=PUBLIC, webhook_allow="127.0.0.1", rate_notifications=0)
-    with TestClient(build_app(settings), timeout=30) as client:
-        yield client
-
-
-@pytest.fixture
-def api(app: TestClient[Litestar]) -> Api:
-    return Api(app)
-
-
-@pytest.fixture
-def service(api: Api) -> Iterator[PushService]:
-    key = api.ok(api.request("GET", "/api/push/key"))["public_key"]
-    with PushService(key) as pushes:
-        yield pushes
 
 
 def _push_service(app: TestClient[Litestar]) -> PushDeviceService:
