@@ -51,6 +51,8 @@ import redis  # noqa: E402
 from playwright.sync_api import Browser, Page, sync_playwright  # noqa: E402
 
 from bench.websetup import Seat, new_game, play, start_bare, start_server  # noqa: E402
+from tests.web.players import LEGAL  # noqa: E402
+from tests.web.test_play_on_a_phone import ON_SCREEN  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 
@@ -188,17 +190,6 @@ def play_page_figures(  # noqa: PLR0917 (where, which game, whose page)
     context.close()
 
 
-# Whether one of the turn's legal choices is wholly inside the window and reached by a tap.
-_CHOICE_ON_SCREEN = """() => [...document.querySelectorAll(
-  'button.card-chip.legal:not([disabled]), svg.board g.option.legal > rect.target,'
-  + ' .options-list button.legal')].some((node) => {
-  const box = node.getBoundingClientRect();
-  if (!box.width || box.top < 0 || box.bottom > innerHeight || box.right > innerWidth) return false;
-  const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
-  return hit === node || node.contains(hit);
-})"""
-
-
 def choices_on_a_phone(
     browser: Browser, url: str, game: str, seat: Seat, runs: int, *, warm: bool
 ) -> tuple[list[float], list[float]]:
@@ -220,7 +211,7 @@ def choices_on_a_phone(
             sign_in(page, url, seat)
         page.goto(f"{url}/games/{game}")
         at = mark(page, "choices-shown") - paint(page)
-        if not page.evaluate(_CHOICE_ON_SCREEN):
+        if not page.evaluate(ON_SCREEN, LEGAL):  # the same check as the browser tests
             raise SystemExit("bench/web.py: a turn's choices are drawn off the phone's screen")
         shown.append(at)
         read.append(

@@ -27,6 +27,17 @@ export function columnsFor(width) {
   return Math.max(2, Math.min(4, Math.floor(units / STEP_X)));
 }
 
+// Calls `redraw` when a resize of the window changes how many columns fit `container`.
+export function onColumnsChange(container, redraw) {
+  const fitting = () => columnsFor(container.clientWidth || window.innerWidth);
+  let columns = fitting();
+  window.addEventListener("resize", () => {
+    if (fitting() === columns) return;
+    columns = fitting();
+    redraw();
+  });
+}
+
 function places(cities, columns) {
   const named = [...cities].sort((a, b) => rank(a.name) - rank(b.name));
   const rows = Math.ceil(named.length / columns);

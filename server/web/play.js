@@ -12,7 +12,7 @@ import { describe as describeMove, ask, refusalLine } from "./moves.js";
 import { frame } from "./common.js";
 import { gameTitle, pageTitle } from "./names.js";
 import { Cards, gameDataOf } from "./cards.js";
-import { BoardPicture } from "./board.js";
+import { BoardPicture, onColumnsChange } from "./board.js";
 import { seatsTable, pendingText, cardList } from "./seats.js";
 import { follow } from "./live.js";
 import { joinPanel } from "./table.js";
@@ -354,5 +354,5 @@ if (page.base) {
     refresh();
   });
 }
-window.addEventListener("resize", () => render()); // the board's columns follow its width
+onColumnsChange(parts.board, render); // the board's columns follow its width
 window.patricianPage = page; // for the tests and for the curious: what the page drew

@@ -15,7 +15,7 @@ import { h, s, replace, status, fragment, SEAT_COLOURS } from "./dom.js";
 import { get, refusalText } from "./api.js";
 import { frame } from "./common.js";
 import { Cards, gameDataOf } from "./cards.js";
-import { BoardPicture, seatName } from "./board.js";
+import { BoardPicture, onColumnsChange, seatName } from "./board.js";
 import { seatsTable, resultTable, pendingText, cardList, actedBy } from "./seats.js";
 import { gameTitle, pageTitle } from "./names.js";
 
@@ -322,6 +322,8 @@ try {
     chart();
     go(page.index);
   }, 0);
+  onColumnsChange(parts.board, () => draw(true)); // the board's columns follow its width
+
   window.addEventListener("hashchange", (event) => {
     // The fragment followed to, not the address now: the address of the step before may
     // have been written since (its `replaceState`, 120 ms after it was drawn).

@@ -143,3 +143,20 @@ def test_the_page_of_a_game_that_does_not_exist_says_so_and_throws_nothing(
     watched.page.goto("/games/g0000000000000000")
     watched.page.get_by_text("There is no such game.").wait_for()
     assert not watched.unexpected()
+
+
+def test_the_board_takes_the_columns_its_room_allows_when_the_window_is_resized(
+    open_page: Callable[..., Watched],
+) -> None:
+    watched = open_page(*SIZES["desktop"])
+    person = Person(watched, "Ivo")
+    watched.sign_in("Ivo")
+    create_game(person, seats=2, bots=["greedy"])
+    page = person.page
+    page.locator("svg.board g.city").first.wait_for()
+    width = "() => document.querySelector('svg.board').viewBox.baseVal.width"
+    wide = page.evaluate(width)
+    page.set_viewport_size({"width": SIZES["phone"][0], "height": SIZES["phone"][1]})
+    page.wait_for_function(f"() => ({width})() < {wide}")  # fewer columns: a narrower map
+    assert not page.evaluate(SMALL_WORDS)
+    assert watched.no_sideways_scroll()
