@@ -48,7 +48,7 @@ screenshots: $(BIN)/.installed
 	$(BIN)/python docs/screenshots/take.py
 
 # The whole stack in the background (deploy/Procfile under honcho: Redis, the API processes,
-# the workers, the dispatcher; settings in $(STACK_ENV)); `make down` stops it.
+# the followers, the job worker; settings in $(STACK_ENV)); `make down` stops it.
 STACK_ENV ?= deploy/stack.env
 
 up: $(BIN)/.installed

@@ -52,7 +52,7 @@ from store.client import EventStore  # noqa: E402
 from store.keys import KeySpace  # noqa: E402
 from store.memory import game_memory  # noqa: E402
 
-DRILLS = ("api", "worker", "dispatcher", "redis")
+DRILLS = ("api", "worker", "follower", "redis")
 ARCHIVED = 100
 """How many finished games are archived at the end, to measure an archived game."""
 DOWN_SECONDS = 1.0
@@ -79,7 +79,7 @@ def drill(stack: Stack, name: str) -> str:
     if name == "api":
         line = stack.names("patrician serve")[0]
         return f"API process {stack.kill_api_process(line)} of line {line}"
-    word = {"worker": "--role jobs", "dispatcher": "--role dispatcher", "redis": "redis-server"}
+    word = {"worker": "--role jobs", "follower": "--role follower", "redis": "redis-server"}
     line = stack.names(word[name])[0]
     stack.kill(line)
     time.sleep(DOWN_SECONDS)

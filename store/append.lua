@@ -117,5 +117,7 @@ for i = 16, 12 + 3 * count, 3 do
   redis.call('XADD', KEYS[1], ARGV[i], 'd', ARGV[i + 1], 'H', ARGV[i + 2])
 end
 redis.call('HSET', KEYS[2], ARGV[4], ARGV[9], '', ARGV[10])
-redis.call('XADD', KEYS[3], '*', 'g', ARGV[1], 'c', ARGV[9])  -- the memo names the versions
+-- the notice: the memo names the versions; the metadata (who, when, the request id) is what
+-- the follow-up would otherwise read back from the stream
+redis.call('XADD', KEYS[3], '*', 'g', ARGV[1], 'c', ARGV[9], ARGV[7], ARGV[8])
 return {'ok'}

@@ -6,7 +6,7 @@ over several feeds. Every key of one game shares its shard's hash tag (`store.ke
 timers share one of their own (`store.timers`), so nearly every operation is the same on both.
 What is left reads keys of several slots at once, and does so one slot at a time on a cluster
 only, so that a single Redis keeps its one round trip: the vacations of a game's players
-(`store.vacations`) and the dispatcher's read of the outbox feeds (`workers.dispatcher`).
+(`store.vacations`) and the followers' read of the outbox feeds (`workers.follower`).
 
 redis-py also refuses EVALSHA and SCRIPT LOAD in a cluster's pipelines, and the store
 pipelines its scripts (`EventStore.gather`, the batches of concurrent requests of a pipelined

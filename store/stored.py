@@ -11,7 +11,7 @@ from typing import Literal
 import msgspec
 
 from domain.commands import Command
-from store.tracing import current_request_id, request_id_in
+from store.tracing import current_request_id
 
 
 class AppendResult(msgspec.Struct, frozen=True, gc=False):
@@ -56,15 +56,6 @@ class Snapshot(msgspec.Struct, frozen=True, gc=False):
     state: bytes
 
 
-class OutboxEntry(msgspec.Struct, frozen=True, gc=False):
-    """One outbox notice: the game and the versions an append added."""
-
-    entry_id: str
-    game_id: str
-    first_version: int
-    last_version: int
-
-
 Kind = Literal["create", "join", "commands", "leave", "cancel"]
 
 
@@ -84,6 +75,18 @@ class AppendMeta(msgspec.Struct, frozen=True):
     bot's move after it): taken from the context when the metadata is made, since the command
     path does not pass it yet (`store.tracing`). Read it with `store.tracing.request_id_in`:
     decoding an older append's metadata fills a missing one from the reader's context."""
+
+
+class OutboxEntry(msgspec.Struct, frozen=True, gc=False):
+    """One outbox notice: the game and the versions an append added, and what the append's
+    metadata says (None: a notice of before it carried it, or metadata not the command
+    path's)."""
+
+    entry_id: str
+    game_id: str
+    first_version: int
+    last_version: int
+    meta: AppendMeta | None = None
 
 
 meta_decoder = msgspec.json.Decoder(AppendMeta)
@@ -202,21 +205,6 @@ def unpack_meta(packed: bytes) -> AppendMeta:
 
 
 _REQUEST_ID = _PackedMeta.__struct_fields__.index("request_id")
-
-
-def entry_request_id(fields: dict[bytes, bytes]) -> str:
-    """The request id kept by the metadata of an append's first entry, in either form (`M`,
-    `m`), read alone: a dispatcher reads it for every notice, and unpacking all of the
-    metadata costs ten times more. "" when none is kept or it cannot be read."""
-    packed = fields.get(b"M")
-    if packed is None:
-        return request_id_in(fields.get(b"m", b""))
-    try:
-        items = msgspec.msgpack.decode(packed)
-    except msgspec.DecodeError:
-        return ""
-    found = items[_REQUEST_ID] if isinstance(items, list) and len(items) > _REQUEST_ID else ""
-    return found if isinstance(found, str) else ""
 
 
 def encode_meta(meta: AppendMeta) -> bytes:

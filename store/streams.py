@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import msgspec
+
 from store import chain
 from store.archived import known_archive, load_archive
 from store.context import Context
@@ -19,6 +21,7 @@ from store.errors import CorruptGame
 from store.keys import check_command_id, entry_id
 from store.protocol import Call, Op, reply_text
 from store.stored import (
+    AppendMeta,
     AppendResult,
     Batch,
     Head,
@@ -27,6 +30,7 @@ from store.stored import (
     command_key,
     encode_meta,
     full_command_id,
+    meta_decoder,
     unpack_meta,
 )
 
@@ -285,11 +289,20 @@ def read_outbox(
     """Up to `count` outbox entries of `shard` after the entry id `after` (for tools and
     tests; the workers read the feeds with consumer groups)."""
     reply = yield Call("xread", ({ctx.keys.outbox(shard): after}, count, None))
-    return [
-        OutboxEntry(
-            stream_id.decode(),
-            fields[b"g"].decode(),
-            *(int(version) for version in fields[b"c"].split(b" ", 2)[:2]),
-        )
-        for stream_id, fields in _xread_entries(reply)
-    ]
+    return [outbox_entry(stream_id, fields) for stream_id, fields in _xread_entries(reply)]
+
+
+def outbox_entry(stream_id: bytes | str, fields: Mapping[bytes, bytes]) -> OutboxEntry:
+    """An outbox notice as Redis gives it (its id and fields), read leniently: metadata that
+    is missing (a notice of before it was carried) or not the command path's is None."""
+    first, last = fields[b"c"].split(b" ", 2)[:2]
+    meta: AppendMeta | None = None
+    try:
+        if (packed := fields.get(b"M")) is not None:
+            meta = unpack_meta(packed)
+        elif (given := fields.get(b"m")) is not None:
+            meta = meta_decoder.decode(given)
+    except (msgspec.DecodeError, ValueError, TypeError):
+        meta = None
+    entry_id = stream_id.decode() if isinstance(stream_id, bytes) else stream_id
+    return OutboxEntry(entry_id, fields[b"g"].decode(), int(first), int(last), meta)

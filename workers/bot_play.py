@@ -21,6 +21,10 @@ from store.reads import log_op
 from workers.context import WorkerContext
 from workers.metrics import APPENDS
 
+SLOW_LEVELS = frozenset({"ismcts"})
+"""Levels whose decision is a search (tenths of a second): a follower leaves it to a job
+(`workers.jobs.bot_turn`) rather than hold up the notices of other games behind it."""
+
 
 def levels_of(
     context: WorkerContext, game_id: str, state: State, handed: dict[str, str] | None = None
@@ -84,13 +88,19 @@ def play_for(
     return "played"
 
 
+def pending_level(state: State, levels: dict[str, str]) -> str:
+    """The bot level that plays the decision pending at `state` ("" a person, or nothing
+    pending)."""
+    pending = state.pending
+    return "" if pending is None else levels[state.players[state.seat_players[pending.seat]]]
+
+
 def play_pending(context: WorkerContext, game_id: str, state: State, levels: dict[str, str]) -> str:
     """The bot of the seat whose decision is pending at `state` plays it, if a bot plays that
     seat (`levels`, by `levels_of`); what became of it."""
-    pending = state.pending
-    if pending is None:
+    if state.pending is None:
         return "nothing to decide"
-    level = levels[state.players[state.seat_players[pending.seat]]]
+    level = pending_level(state, levels)
     if not level:
         return "a person decides"
     if play_for(context, game_id, state, level, by=f"bot:{level}", whole_turn=False) != "played":

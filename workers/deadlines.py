@@ -45,9 +45,9 @@ from store.time_controls import HOUR, time_control_op
 from store.timers import Timer, due_op, fired_op, set_timers_op
 from workers.bot_play import levels_of, play_for
 from workers.context import WorkerContext, current
-from workers.dispatcher import job_id
 from workers.game_clocks import clock_of, clock_under
 from workers.inboxes import keep_inboxes
+from workers.job_ids import job_id
 from workers.repairs import repair_lobby_now
 from workers.retries import DELIVERY_RETRY, MOVED_RETRY
 from workers.telling import enqueue_notices

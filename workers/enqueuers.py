@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from workers.dispatcher import job_id
+from workers.job_ids import job_id
 from workers.retries import DELIVERY_RETRY, MOVED_RETRY
 from workers.settings import queue_of
 

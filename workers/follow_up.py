@@ -43,16 +43,19 @@ from store.handovers import earlier_handovers_op, game_handovers_op, handover_le
 from store.notifications import Channels, channels_op, decided_op
 from store.protocol import Op
 from store.reads import current_op, events_op, last_batch_op, log_op, metadata_at_op
-from store.stored import AppendMeta, Batch, meta_decoder
+from store.stored import AppendMeta, Batch, OutboxEntry, meta_decoder
 from store.time_controls import time_control_op
-from workers.bot_play import levels_of, play_pending
+from workers.bot_play import SLOW_LEVELS, levels_of, pending_level, play_pending
 from workers.context import WorkerContext
 from workers.deadlines import keep_time
 from workers.game_clocks import clock_under
 from workers.inboxes import keep_inboxes
+from workers.job_ids import job_id
+from workers.retries import MOVED_RETRY
 from workers.telling import enqueue_notices
 from workers.webhooks import send_first
 
+BOT_TURN = "workers.jobs.bot_turn"
 TABLE_EVENTS = (GameStarted, GameEnded, GameCancelled)
 """What is announced to the whole table, even once the game has moved on (and so is a turn
 the clock played)."""
@@ -87,6 +90,8 @@ class FollowUp(msgspec.Struct, frozen=True):
     """Left by `name_notices`: the webhooks to try at once (id, notice, recipient's channels)."""
     outcome: str = "moved on"
     """Left by `play_bot_seat`: what became of the seat that decides now."""
+    by_follower: bool = False
+    """Run by a follower (`workers.follower`), which leaves a slow bot's decision to a job."""
 
 
 Step = Callable[[WorkerContext, FollowUp], FollowUp]
@@ -104,20 +109,22 @@ class _Append(NamedTuple):
 
 
 def gather(
-    context: WorkerContext, game_id: str, first_version: int, version: int
-) -> FollowUp | None:
+    context: WorkerContext, game_id: str, first_version: int, version: int,
+    meta: AppendMeta | None = None,
+) -> FollowUp | None:  # fmt: skip
     """What the steps need (see the module); None when there is nothing to follow up: the
-    game moved on and the append told the table nothing."""
+    game moved on and the append told the table nothing. `meta`: the append's metadata, if
+    its notice carried it (else it is read)."""
     # the reads in one round trip to Redis: this is the path of every move
     head, appended, last, control = context.store.gather(
         current_op(context.path, game_id),
         events_op(context.path, game_id, first_version, version),
-        last_batch_op(context.path, game_id),
+        last_batch_op(context.path, game_id) if meta is None else _given(meta, version),
         time_control_op(context.accounts.prefix, game_id),
     )
     moved_on = head.version != version
     if moved_on:
-        append = _moved_on(context, game_id, first_version, version, appended)
+        append = _moved_on(context, game_id, first_version, version, appended, meta=meta)
         if append is None:
             return None
     else:  # the common case: the state is the head's
@@ -142,14 +149,25 @@ def gather(
     )  # fmt: skip
 
 
+def _given(meta: AppendMeta, version: int) -> Op[tuple[AppendMeta, int]]:
+    """The metadata a notice carried, as the last append's that ends at `version`, read
+    from nowhere."""
+    yield from ()
+    return meta, version
+
+
 def _at_head(
-    context: WorkerContext, game_id: str, version: int, head: State, last: Batch | None
-) -> _Append:
+    context: WorkerContext, game_id: str, version: int, head: State,
+    last: Batch | tuple[AppendMeta, int] | None,
+) -> _Append:  # fmt: skip
     """The append that brought the game to its head, `version`, told by the last append's
-    metadata (if that append is the one that ends at `version`)."""
-    if last is None or last.last_version != version:  # an append landed between the reads
+    metadata (if that append is the one that ends at `version`), or by its notice's."""
+    if isinstance(last, tuple):
+        meta, last_version = last
+    elif last is not None:
+        meta, last_version = meta_decoder.decode(last.metadata), last.last_version
+    if last is None or last_version != version:  # an append landed between the reads
         return _Append(head, "", timed_out=False, since=None, decided=None)
-    meta = meta_decoder.decode(last.metadata)
     decided = None
     if meta.seat is not None and not meta.by:  # the person's own decision
         decided = decided_op(context.notifications, game_id, meta.seat, version)
@@ -158,12 +176,13 @@ def _at_head(
 
 def _moved_on(
     context: WorkerContext, game_id: str, first_version: int, version: int,
-    appended: tuple[Event, ...],
+    appended: tuple[Event, ...], *, meta: AppendMeta | None,
 ) -> _Append | None:  # fmt: skip
     """An append the game has moved on from: only what it told the table, or its timed-out
     seat, is still to be told (None: nothing), of the game folded up to `version`."""
     run = context.store.run
-    meta = meta_decoder.decode(run(metadata_at_op(context.path, game_id, first_version)))
+    if meta is None:
+        meta = meta_decoder.decode(run(metadata_at_op(context.path, game_id, first_version)))
     timed_out = meta.by.startswith(CLOCK_BY)
     if not timed_out and not any(isinstance(event, TABLE_EVENTS) for event in appended):
         return None  # the turn it began is over, and that is all it could announce
@@ -209,10 +228,18 @@ def set_timers(context: WorkerContext, follow_up: FollowUp) -> FollowUp:
 
 
 def play_bot_seat(context: WorkerContext, follow_up: FollowUp) -> FollowUp:
-    """The bot whose seat decides now plays (its outcome is the follow-up's)."""
+    """The bot whose seat decides now plays (its outcome is the follow-up's); a follower
+    leaves a slow one to a job (`workers.jobs.bot_turn`)."""
     f = follow_up
     if f.moved_on:
         return f
+    level = pending_level(f.state, f.levels)
+    if f.by_follower and level in SLOW_LEVELS:
+        context.queue.enqueue(
+            BOT_TURN, f.game_id, f.version, job_id=job_id(f.game_id, f.version, "bot"),
+            retry=MOVED_RETRY,
+        )  # fmt: skip
+        return msgspec.structs.replace(f, outcome=f"{level} left to a job")
     return msgspec.structs.replace(f, outcome=play_pending(context, f.game_id, f.state, f.levels))
 
 
@@ -233,6 +260,18 @@ STEPS: tuple[Step, ...] = (
     send_first_webhooks,
 )
 """The steps of an append's follow-up, in their order (see the module for why)."""
+
+
+def follow(context: WorkerContext, notice: OutboxEntry) -> str:
+    """The whole follow-up of the append an outbox notice tells of, as a follower runs it
+    (`workers.follower`): the gather, with the metadata the notice carried, and the steps;
+    its outcome."""
+    follow_up = gather(
+        context, notice.game_id, notice.first_version, notice.last_version, notice.meta
+    )
+    if follow_up is None:
+        return "moved on"  # the turn it began is over, and that is all it could announce
+    return run_steps(context, msgspec.structs.replace(follow_up, by_follower=True))
 
 
 def run_steps(context: WorkerContext, follow_up: FollowUp) -> str:

@@ -7,6 +7,8 @@ as they are). Each is idempotent: run twice, it does what it did once.
   (the notifications, the inboxes, the clock's timers, a bot's seat, the first webhooks), run
   with the worker's context.
 - `handed_over(game_id, player_id)` follows a player handing their seat to a bot.
+- `bot_turn(game_id, version)`: a slow bot (`workers.bot_play.SLOW_LEVELS`) plays the
+  decision pending at `version`, left to this job by a follower (`workers.follower`).
 """
 
 from __future__ import annotations
@@ -26,6 +28,15 @@ def game_moved(game_id: str, first_version: int, version: int) -> str:
     if follow_up is None:
         return "moved on"  # the turn it began is over, and that is all it could announce
     return run_steps(context, follow_up)
+
+
+def bot_turn(game_id: str, version: int) -> str:
+    """The bot whose seat decides at `version` plays, if the game still stands there."""
+    context = current()
+    state = context.store.run(current_op(context.path, game_id))
+    if state.version != version:
+        return "moved on"  # the newer append's follow-up plays what is pending now
+    return play_pending(context, game_id, state, levels_of(context, game_id, state))
 
 
 def handed_over(game_id: str, player_id: str) -> str:

@@ -31,7 +31,9 @@ JOBS = Counter(
     "again later or, out of retries, kept in the failed job registry)",
     ["function", "outcome"],
 )
-DISPATCHED = Counter(
-    "patrician_dispatched_notices",
-    "Outbox notices made into jobs by the dispatchers (taken over from a dead one included)",
+FOLLOWED = Counter(
+    "patrician_followed_notices",
+    "Outbox notices whose follow-up the followers ran, by outcome (ok: acknowledged; failed: "
+    "left pending, to try again; dead: given up, moved to the dead letters)",
+    ["outcome"],
 )

@@ -1,10 +1,11 @@
-"""The loops that run the workers: `patrician worker` (the dispatcher, the timers and the
+"""The loops that run the workers: `patrician worker` (the follower, the timers and the
 scheduling in threads, an RQ worker running the jobs in the process), and the embedded
 server's own (all in one thread of the server's process, on its in-process store). What they
 run with is built by `workers.settings`.
 
 Any number of `patrician worker` processes against one Redis behave as one: the consumer group
-hands each notice to one dispatcher, RQ each job to one worker, and the jobs are idempotent.
+hands each notice to one follower, RQ each job to one worker, and follow-ups and jobs are
+idempotent.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from rq.serializers import JSONSerializer
 from workers.archiving import ArchiveLoop, archive_after_seconds
 from workers.context import WorkerContext, configure
 from workers.deadlines import fire_due
-from workers.dispatcher import Dispatcher
+from workers.follow_up import follow
+from workers.follower import Follower
 from workers.rq_workers import (
     MAINTENANCE_SECONDS,
     WORKER_TTL_SECONDS,
@@ -40,9 +42,9 @@ RETRY_SECONDS = 1.0
 TIMER_SECONDS = 1.0
 """How often the timers due are fired (a deadline is met that late, at most)."""
 SWEEP_SECONDS = 5.0
-"""How often a dispatcher takes over the notices of dead dispatchers and trims the feeds."""
+"""How often a follower takes over the notices of dead followers and trims the feeds."""
 CLAIM_IDLE_SECONDS = 30.0
-"""How long a notice read by a dispatcher stays pending before another takes it over (that
+"""How long a notice read by a follower stays pending before another takes it over (that
 one died): `patrician worker --claim-idle-seconds` or `PATRICIAN_CLAIM_IDLE_SECONDS`."""
 
 
@@ -50,31 +52,39 @@ def consumer_name() -> str:
     return f"{socket.gethostname()}-{os.getpid()}"
 
 
-class DispatcherLoop(Loop):
-    """The dispatcher of a worker process: it blocks on the feeds while nothing happens."""
+def follower_of(context: WorkerContext, consumer: str, claim_idle_ms: int = 30_000) -> Follower:
+    """A follower on the context's store that runs each notice's follow-up with that context."""
+    return Follower(
+        context.store.client, context.store.keys, lambda notice: follow(context, notice),
+        consumer=consumer, claim_idle_ms=claim_idle_ms,
+    )  # fmt: skip
 
-    def __init__(self, dispatcher: Dispatcher, block_ms: int | None = 1000) -> None:
-        super().__init__("dispatcher")
-        self.dispatcher = dispatcher
+
+class FollowerLoop(Loop):
+    """The follower of a worker process: it blocks on the feeds while nothing happens."""
+
+    def __init__(self, follower: Follower, block_ms: int | None = 1000) -> None:
+        super().__init__("follower")
+        self.follower = follower
         self.block_ms = block_ms
 
     def start(self) -> None:
-        self.dispatcher.ensure_groups()
+        self.follower.ensure_groups()
         super().start()
 
     def _run(self) -> None:
         swept = 0.0
         while not self.stopped.is_set():
             try:
-                self.dispatcher.step(self.block_ms)
+                self.follower.step(self.block_ms)
                 if time.monotonic() - swept > SWEEP_SECONDS:
-                    self.dispatcher.reclaim()
-                    self.dispatcher.trim()
+                    self.follower.reclaim()
+                    self.follower.trim()
                     swept = time.monotonic()
             except Exception:
                 if self.stopped.is_set():  # stopping with its Redis (a whole stack stops)
                     return
-                log.exception("the dispatcher failed a step; it goes on")
+                log.exception("the follower failed a step; it goes on")
                 self.stopped.wait(1.0)
 
 
@@ -95,10 +105,10 @@ class TimerLoop(Loop):
                 log.exception("the timers failed a step; they go on")
 
 
-ROLES = ("all", "jobs", "dispatcher")
+ROLES = ("all", "jobs", "follower")
 """What a `patrician worker` process runs (`--role`): `all` of it, or the `jobs` (the RQ
-worker, the scheduling of the jobs put off and the timers) or the `dispatcher` alone, so that
-a stack runs one dispatcher beside its job workers (deploy/Procfile) and a drill can kill
+worker, the scheduling of the jobs put off and the timers) or the `follower` alone, so that
+a stack runs its followers beside one job worker (deploy/Procfile) and a drill can kill
 either on its own."""
 REDIS_WAIT_SECONDS = 30.0
 """How long a worker started before its Redis (a whole stack starting at once, a machine
@@ -143,23 +153,20 @@ def run_worker(
     claim_idle_seconds: float = CLAIM_IDLE_SECONDS,
     role: str = "all",
 ) -> None:
-    """`patrician worker`: a dispatcher, the timers, the scheduling and an RQ worker against one
-    Redis, until stopped (`role` "jobs": all but the dispatcher; "dispatcher": it alone).
-    `claim_idle_seconds`: how long a notice read by a dispatcher that died stays pending
+    """`patrician worker`: a follower, the timers, the scheduling and an RQ worker against one
+    Redis, until stopped (`role` "jobs": all but the follower; "follower": it alone).
+    `claim_idle_seconds`: how long a notice read by a follower that died stays pending
     before this one takes it over."""
     if role not in ROLES:
         raise ValueError(f"a worker's role is one of {', '.join(ROLES)}, not {role!r}")
     configure(context)
-    client, queue = context.store.client, context.queue
+    queue = context.queue
     loops: list[Loop] = []
     if role != "jobs":
-        dispatcher = Dispatcher(
-            client, context.store.keys, queue, consumer=consumer_name(),
-            claim_idle_ms=round(claim_idle_seconds * 1000),
-        )  # fmt: skip
-        loops.append(DispatcherLoop(dispatcher))
+        follower = follower_of(context, consumer_name(), round(claim_idle_seconds * 1000))
+        loops.append(FollowerLoop(follower))
     worker: JobWorker | None = None
-    if role != "dispatcher":
+    if role != "follower":
         # Jobs run in this process (RQ's SimpleWorker), not in a work horse forked per job:
         # a fork costs more than a bot's move or a delivery, and at 200 moves a second the
         # forks alone would not keep up. So killing this process kills the job it runs; the
@@ -229,20 +236,18 @@ def _work(worker: JobWorker, queue: Queue) -> None:
 
 
 class EmbeddedWorkers(Loop):
-    """The workers of a server on its embedded store: the dispatcher and the jobs, one after
+    """The workers of a server on its embedded store: the follower and the jobs, one after
     the other in one thread of the server's process (the embedded store lives there only)."""
 
     def __init__(self, context: WorkerContext) -> None:
         configure(context)
         super().__init__("workers")
         self.context = context
-        self.client, self.queue = context.store.client, context.queue
-        self.dispatcher = Dispatcher(
-            self.client, context.store.keys, self.queue, consumer="embedded"
-        )
+        self.queue = context.queue
+        self.follower = follower_of(context, "embedded")
 
     def start(self) -> None:
-        self.dispatcher.ensure_groups()
+        self.follower.ensure_groups()
         super().start()
 
     def stop(self) -> None:
@@ -256,7 +261,7 @@ class EmbeddedWorkers(Loop):
         trimmed = worked = timed = time.monotonic()
         while not self.stopped.is_set():
             try:
-                handled = self.dispatcher.step(None)  # the embedded store does not block
+                handled = self.follower.step(None)  # the embedded store does not block
                 if time.monotonic() - timed > TIMER_SECONDS:
                     handled += fire_due(self.context)
                     timed = time.monotonic()
@@ -267,7 +272,7 @@ class EmbeddedWorkers(Loop):
                 else:
                     self.stopped.wait(IDLE_SECONDS)
                 if time.monotonic() - trimmed > SWEEP_SECONDS:
-                    self.dispatcher.trim()
+                    self.follower.trim()
                     trimmed = time.monotonic()
             except Exception:
                 log.exception("the embedded workers failed a step; they go on")

@@ -10,7 +10,7 @@ from rq import Queue
 from projections.notices import Notice
 from store.notifications import Channels, channels_op
 from workers.context import WorkerContext
-from workers.dispatcher import job_id
+from workers.job_ids import job_id
 from workers.retries import DELIVERY_RETRY
 
 DELIVER = "workers.webhooks.deliver"

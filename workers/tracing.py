@@ -3,9 +3,9 @@ the job's RQ `meta` (`request_id`), and each job runs with it bound to its log l
 the store's context (`store.tracing`), so that a bot's move it appends keeps it too.
 
 `TracedQueue` gives every job enqueued the id of the work that enqueues it (a request's in the
-server, a job's in a worker); the dispatcher, which serves many requests at once, names each
-notice's own (read from the append's metadata). `traced` runs a job under its id, `ran` logs
-and counts it once done.
+server, a job's in a worker); a follower, which serves many requests at once, runs each
+notice's follow-up under its own (carried by the notice, `workers.follower`). `traced` runs
+a job under its id, `ran` logs and counts it once done.
 """
 
 from __future__ import annotations

@@ -47,6 +47,10 @@ from workers.delivery_attempts import (
 from workers.notice_documents import document_of
 from workers.retries import DELIVERY_RETRY, LATER_RETRY
 
+FIRST_ATTEMPT_SECONDS = (2.0, 3.0)
+"""The connect and read time-outs of the first attempt, made at once by the follow-up: a
+receiver slower than that holds up the notices behind it no longer, and gets the
+notification from the delivery job, with the time-outs of every later attempt (5 s, 10 s)."""
 DISABLE_AFTER = 10
 """Failed attempts in a row after which a webhook is turned off."""
 USER_AGENT = "patrician-webhooks/1"
@@ -77,7 +81,9 @@ def send_first(
     log = DeliveryLog(context, n.player_id, delivery_entry(notice_id, n.kind, game_id, version, 1))
     what = (n.player_id, game_id, version, n.kind, n.seat, n.about)
     try:
-        return _attempt(context, log, what, deferred=False, channels=channels)
+        return _attempt(
+            context, log, what, deferred=False, channels=channels, timeouts=FIRST_ATTEMPT_SECONDS
+        )
     except NotDelivered:
         context.queue.enqueue_in(
             timedelta(seconds=DELIVERY_RETRY.intervals[0]), deliver, *what[:5], about=n.about,
@@ -93,9 +99,10 @@ def _attempt(
     *,
     deferred: bool,
     channels: Channels | None = None,
+    timeouts: tuple[float, float] = (5.0, 10.0),
 ) -> str:
     """An attempt at the notification `what`: sent, or deferred, dropped...; `channels`, the
-    recipient's if read already."""
+    recipient's if read already; `timeouts`, to connect and for the rest."""
     player_id, game_id, version, kind, seat, about = what
     webhook_id = log.attempt.webhook_id
     if channels is None:
@@ -126,7 +133,7 @@ def _attempt(
         released = settle_sending_op(keys, webhook_id, sent=False)
         return log.write("deferred", f"quiet hours: to be sent at {iso(later)}", released)
     try:
-        return _send(context, log, channels, now, what, since=since or 0)
+        return _send(context, log, channels, now, what, since=since or 0, timeouts=timeouts)
     except BaseException:
         context.store.run(settle_sending_op(keys, webhook_id, sent=False))
         raise
@@ -145,6 +152,7 @@ def _send(
     what: tuple[str, str, int, str, int | None, int | None],
     *,
     since: int,
+    timeouts: tuple[float, float],
 ) -> str:
     """One attempt, the sending claimed; its outcome, or `NotDelivered` to try again.
     `since`: the version of the recipient's last decision."""
@@ -165,7 +173,10 @@ def _send(
         "webhook-signature": Signer(hook.secret).sign(webhook_id, now, body.decode()),
     }
     try:
-        answer = context.webhooks.post(hook.url, body, headers)
+        connect, read = timeouts
+        answer = context.webhooks.post(
+            hook.url, body, headers, connect_timeout=connect, read_timeout=read
+        )
     except TargetRefused as refused:  # its name points elsewhere now: no use trying again
         _failed(context, player_id, channels, refused.reason)
         context.store.run(settle_sending_op(context.notifications, webhook_id, sent=False))

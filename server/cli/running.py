@@ -78,7 +78,7 @@ def serve_command(
     default=30.0,
     show_default=True,
     type=click.FloatRange(min=0.1),
-    help="How long a notice read by a dispatcher that died stays pending before this one "
+    help="How long a notice read by a follower that died stays pending before this one "
     "takes it over (or PATRICIAN_CLAIM_IDLE_SECONDS).",
 )
 @click.option(
@@ -86,7 +86,7 @@ def serve_command(
     envvar="PATRICIAN_WORKER_ROLE",
     default="all",
     show_default=True,
-    help="What this process runs: all, jobs (all but the dispatcher) or dispatcher (it "
+    help="What this process runs: all, jobs (all but the follower) or follower (it "
     "alone); or PATRICIAN_WORKER_ROLE.",
 )
 @queue_url_option
@@ -98,7 +98,7 @@ def worker_command(
     queue_url: str | None,
     card_file: Path | None,
 ) -> None:
-    """Run the workers against a Redis: the outbox dispatcher, the timers and an RQ worker
+    """Run the workers against a Redis: the outbox follower, the timers and an RQ worker
     (bot seats, clocks, webhooks, e-mail; the PATRICIAN_ settings of docs/workers.md).
     Any number of them behave as one. (`patrician serve` without a Redis runs its own.)
     A worker started before its Redis waits for it (30 s at most)."""

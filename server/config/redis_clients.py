@@ -143,8 +143,7 @@ def store_client(redis_url: str, *, cluster: bool = False) -> Any:
 
 def worker_clients(redis_url: str, *, cluster: bool, queue_url: str | None) -> tuple[Any, Any]:
     """The sync clients of a worker process: the store's and the queue's, one client when
-    both are the same plain Redis (then the dispatcher enqueues a notice's job and
-    acknowledges it in one transaction)."""
+    both are the same plain Redis."""
     import redis
 
     cluster, queue_url = redis_settings(redis_url, cluster, queue_url)

@@ -1,17 +1,17 @@
 """The gauges of `/metrics` that Redis knows and no process does: read when scraped, in one
 round trip, so that every API process tells the same and none keeps a copy that ages.
 
-- the outbox per shard: notices not yet read by the dispatchers (`lag` of the consumer
-  group, XINFO GROUPS) and read but not acknowledged (`pending`: in a dispatcher's hands,
+- the outbox per shard: notices not yet read by the followers (`lag` of the consumer
+  group, XINFO GROUPS) and read but not acknowledged (`pending`: in a follower's hands,
   or left by a dead one until another takes them over);
 - the jobs' queue: jobs waiting for a worker, and those waiting for their time (a retry due
   later, an e-mail's grace period, quiet hours);
 - the deadlines and reminders of timed games not fired yet;
 - the dead letters: jobs out of retries (RQ's failed job registry) and notices given up on
-  after too many deliveries (the dispatchers' dead-letter feed);
+  after too many deliveries (the followers' dead-letter feed);
 - the workers registered with RQ (each renews its registration while it lives).
 
-The keys are the workers' own (`workers.dispatcher`, `store.timers`, RQ's registries), so
+The keys are the workers' own (`workers.follower`, `store.timers`, RQ's registries), so
 this module names none of them itself.
 """
 
@@ -27,7 +27,7 @@ from rq.worker_registration import WORKERS_BY_QUEUE_KEY
 
 from store.keys import KeySpace
 from store.timers import timers_key
-from workers.dispatcher import GROUP, dead_letters_key
+from workers.follower import GROUP, dead_letters_key
 
 
 def _number(value: Any) -> float | None:
@@ -40,7 +40,7 @@ def _count(value: Any) -> float:
 
 
 def _group(groups: Any) -> dict[Any, Any] | None:
-    """The dispatchers' consumer group among a feed's (None before they made it)."""
+    """The followers' consumer group among a feed's (None before they made it)."""
     for group in groups or ():
         if group.get("name") in (GROUP, GROUP.encode()):
             return dict(group)
@@ -51,17 +51,17 @@ def _outbox(groups: list[Any]) -> tuple[GaugeMetricFamily, GaugeMetricFamily]:
     """The outbox's lag and pending notices per shard, from each feed's consumer groups."""
     lag = GaugeMetricFamily(
         "patrician_outbox_lag",
-        "Outbox notices of a shard no dispatcher has read yet",
+        "Outbox notices of a shard no follower has read yet",
         labels=["shard"],
     )
     pending = GaugeMetricFamily(
         "patrician_outbox_pending",
-        "Outbox notices of a shard read by a dispatcher and not acknowledged yet",
+        "Outbox notices of a shard read by a follower and not acknowledged yet",
         labels=["shard"],
     )
     for shard, reply in enumerate(groups):
         group = None if isinstance(reply, Exception) else _group(reply)
-        if group is None:  # no feed or no group yet: nothing was ever dispatched
+        if group is None:  # no feed or no group yet: nothing was ever followed
             continue
         if (behind := _number(group.get("lag"))) is not None:  # unknown after a trim
             lag.add_metric([str(shard)], behind)

@@ -41,7 +41,7 @@ def _env() -> dict[str, str]:
 
 
 def _lines() -> dict[str, str]:
-    """The Procfile's lines by kind (worker-1 and worker-2 are two of the kind worker)."""
+    """The Procfile's lines by kind (follower-1 and follower-2 are two of the kind follower)."""
     processes: dict[str, str] = parse_procfile((DEPLOY / "Procfile").read_text()).processes
     kinds: dict[str, str] = {}
     for name, command in processes.items():
@@ -97,11 +97,11 @@ def test_the_stack_settings_name_one_redis() -> None:
     assert (url.hostname, str(url.port)) == ("127.0.0.1", settings["PATRICIAN_REDIS_PORT"])
     assert settings["PATRICIAN_REDIS_PORT"] != "6379", "not the machine's shared Redis"
     assert settings["PATRICIAN_PUBLIC_URL"].endswith(":" + settings["PATRICIAN_API_PORT"])
-    assert set(_lines()) == {"redis", "api", "worker", "dispatcher"}
-    assert (_count("worker"), settings["PATRICIAN_API_PROCESSES"]) == (2, "2")
+    assert set(_lines()) == {"redis", "api", "follower", "worker"}
+    assert (_count("follower"), settings["PATRICIAN_API_PROCESSES"]) == (2, "2")
 
 
-@pytest.mark.parametrize("kind", ["redis", "api", "worker", "dispatcher"])
+@pytest.mark.parametrize("kind", ["redis", "api", "follower", "worker"])
 def test_each_compose_service_runs_its_procfile_line_with_the_stack_settings(kind: str) -> None:
     service = _compose()["services"][kind]
     environment = {name: str(value) for name, value in service["environment"].items()}
@@ -133,8 +133,8 @@ def test_each_compose_service_runs_its_procfile_line_with_the_stack_settings(kin
     assert reset["volumes"] == [counts], "emptied before the stack starts, as by make up"
     assert service["depends_on"]["metrics-reset"] == {"condition": "service_completed_successfully"}
     assert service["restart"] == "on-failure"
-    if kind == "worker":
-        assert service["deploy"]["replicas"] == _count("worker")
+    if kind in ("follower", "worker"):
+        assert service.get("deploy", {}).get("replicas", 1) == _count(kind)
     if kind == "api":
         port = environment["PATRICIAN_API_PORT"]
         assert service["ports"] == [f"127.0.0.1:{port}:{port}"], "published on loopback only"
@@ -164,7 +164,7 @@ UNITS = {
     "patrician-redis.service": "redis",
     "patrician-api@.service": "api",
     "patrician-worker@.service": "worker",
-    "patrician-dispatcher.service": "dispatcher",
+    "patrician-follower@.service": "follower",
 }
 
 

@@ -1,5 +1,5 @@
 """`make up` for real: the whole stack of deploy/Procfile (Redis with deploy/redis.conf, two
-API processes, two workers and the dispatcher, under honcho) in a temporary copy of its
+API processes, two followers and a job worker, under honcho) in a temporary copy of its
 settings; a person plays a game against a bot through the API, and its record audits with
 `patrician audit`; `make down` leaves nothing behind. And the backup of docs/operations.md:
 the AOF folder of the running Redis copied, a new `redis-server` started on the copy, a
@@ -46,10 +46,10 @@ def _up(stack: Stack) -> None:
     assert stack.url in up.stdout and str(stack.log) in up.stdout and "make down" in up.stdout
     assert sorted(stack.started()) == [
         "api.1",
-        "dispatcher.1",
+        "follower-1.1",
+        "follower-2.1",
         "redis.1",
-        "worker-1.1",
-        "worker-2.1",
+        "worker.1",
     ]
     print(f"make up: {time.monotonic() - started:.1f} s")
 
@@ -78,7 +78,7 @@ def test_make_up_runs_the_whole_stack_whose_games_audit_and_make_down_stops_all_
         record = client.get(f"/api/games/{game['game_id']}/record")
         keys = client.get("/api/keys")
         metrics = client.get("/metrics").text
-    assert 'patrician_jobs_total{function="game_moved",outcome="ok"}' in metrics, (
+    assert 'patrician_followed_notices_total{outcome="ok"}' in metrics, (
         "the API adds up the workers' counts"
     )
     assert record.status_code == keys.status_code == 200

@@ -22,7 +22,7 @@ from tests.server.live import REDIS_URL, build_app, unique_prefix
 from tests.workers.test_clocks import FakeClock, _timed_game, served_with_workers
 from workers import jobs, runner
 from workers.context import current
-from workers.dispatcher import job_id
+from workers.job_ids import job_id
 from workers.jobs import handed_over
 
 

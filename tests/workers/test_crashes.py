@@ -2,12 +2,13 @@
 of their own (a private `redis-server` on loopback), beside a live `patrician serve`, with a
 real webhook receiver on loopback (`tests.workers.sink`).
 
-The jobs run in the worker process itself (RQ's `SimpleWorker`: there is no work horse forked
-per job), so killing a worker process is killing the work horse too: the job it was running is
-abandoned. What survives a crash is what is in Redis: the outbox notices its dispatcher had
-read and not acknowledged, the jobs it had started (in RQ's registry of started jobs, under a
-lease that its worker renews while the job runs), the scheduling lock it held, the sending
-claims of its notifications (docs/workers.md, "Crashes").
+A worker's follower runs each append's follow-up in the worker process, and its jobs run there
+too (RQ's `SimpleWorker`: there is no work horse forked per job), so killing a worker process
+abandons the follow-up or the job it was running. What survives a crash is what is in Redis:
+the outbox notices its follower had read and not acknowledged, the jobs it had started (in
+RQ's registry of started jobs, under a lease that its worker renews while the job runs), the
+scheduling lock it held, the sending claims of its notifications (docs/workers.md,
+"Crashes").
 """
 
 from __future__ import annotations
@@ -35,8 +36,7 @@ from tests.server.client import Api, Json, Player
 from tests.server.live import LiveServer, _patrician, unique_prefix
 from tests.store.servers import RedisServer
 from tests.workers.sink import Sink
-from workers.dispatcher import GROUP, Dispatcher, job_id
-from workers.retries import MOVED_RETRY
+from workers.follower import GROUP, Follower
 from workers.rq_workers import JOB_LEASE_SECONDS
 from workers.settings import queue_of
 
@@ -153,7 +153,7 @@ class Drill:
         self.redis.stop()
 
     def worker(self, **env: str) -> WorkerProcess:
-        """A `patrician worker` started, once its RQ worker and its dispatcher are up."""
+        """A `patrician worker` started, once its RQ worker and its follower are up."""
         n = len(self.workers)
         settings = {**os.environ, **ALLOW, **env, "PATRICIAN_PREFIX": self.prefix}
         settings["PYTHONUNBUFFERED"] = "1"
@@ -175,16 +175,16 @@ class Drill:
         return None
 
     def consumer(self, worker: WorkerProcess) -> str:
-        """The name of the worker's dispatcher in the consumer group (`runner.consumer_name`)."""
+        """The name of the worker's follower in the consumer group (`runner.consumer_name`)."""
         return f"{socket.gethostname()}-{worker.pid}"
 
     def reads(self) -> bool:
-        """Whether the dispatcher of every worker running waits on the feeds (XREADGROUP)."""
+        """Whether the follower of every worker running waits on the feeds (XREADGROUP)."""
         running = sum(1 for w in self.workers if w.process is not None and w.process.poll() is None)
         return self.blocked("xreadgroup") >= running
 
     def pending_for(self, worker: WorkerProcess) -> list[object]:
-        """The notices the worker's dispatcher has read and not acknowledged."""
+        """The notices the worker's follower has read and not acknowledged."""
         name = self.consumer(worker)
         return [
             item["message_id"]
@@ -194,13 +194,13 @@ class Drill:
 
     def blocked(self, command: str) -> int:
         """How many clients of this Redis wait in a blocking `command` (one per worker: the
-        dispatcher in XREADGROUP, the RQ worker in BLMOVE)."""
+        follower in XREADGROUP, the RQ worker in BLMOVE)."""
         return sum(
             1 for c in self.client.client_list() if c["cmd"] == command and "b" in c["flags"]
         )
 
     def idle(self) -> bool:
-        """No job queued, none running, and the dispatcher and the RQ worker of the only worker
+        """No job queued, none running, and the follower and the RQ worker of the only worker
         waiting for more."""
         started = self.queue.started_job_registry
         return (
@@ -208,16 +208,19 @@ class Drill:
             and self.blocked("xreadgroup") == 1 and self.blocked("blmove") == 1
         )  # fmt: skip
 
-    def state(self, game_id: str, version: int) -> str:
-        """What a failed wait shows: the game, the notices pending, the job of `version`."""
-        found = self.client.exists(f"rq:job:{job_id(game_id, version)}")
-        job = self.job(job_id(game_id, version)) if found else None
+    def state(self, game_id: str) -> str:
+        """What a failed wait shows: the game, the notices pending, the jobs queued."""
         board = self.api.board(game_id)
         return (
             f"game at {board['version']}, pending {board['pending']}; notices pending "
-            f"{[self.client.xpending(f, GROUP)['pending'] for f in self.feeds]}; job of "
-            f"{version}: {job and (job.get_status(), job.worker_name, job.latest_result())}"
+            f"{[self.client.xpending(f, GROUP)['pending'] for f in self.feeds]}; jobs queued "
+            f"{self.queue.job_ids}"
         )
+
+    def health(self) -> tuple[int, int]:
+        """The notices pending and dead, across the feeds."""
+        found = Follower(self.client, self.keys, print, consumer="drill").health()
+        return found.pending, found.dead
 
     def job(self, job_id: str) -> Job:
         return Job.fetch(job_id, connection=self.client, serializer=self.queue.serializer)
@@ -258,17 +261,16 @@ def test_a_worker_killed_mid_delivery_leaves_its_job_to_the_other_and_every_noti
     drill: Drill,
 ) -> None:
     """The receiver holds the first notification of a game's start, and the worker that sends
-    it is killed while it waits for the answer: that is, in the middle of the `game_moved` job
-    of the append (a webhook's first attempt is made in that job, workers/webhooks.py
-    `send_first`). The job's lease lapses, the other worker's maintenance gives it back to the
-    queue as one of its retries (`MOVED_RETRY`), due a second later, and the other worker,
-    which took the scheduling over when the killed one's lock lapsed, queues it: the job runs
-    again, every notification arrives at least once, within a minute, and every copy of one
-    notification carries its one `webhook-id`. The one held is claimed by the copy that was
-    being sent (`store.notifications.SENDING_SECONDS`, 30 s): its next copy is the delivery
-    job under that same id, which sends it once the claim has lapsed (docs/workers.md,
-    "Crashes": 35 to 50 s after the crash), and the receiver has it twice under one id."""
-    first = drill.worker()  # alone, so that it runs the job (and the scheduling)
+    it is killed while it waits for the answer: that is, in the middle of the follow-up of the
+    append, which its follower runs (a webhook's first attempt is made there, workers/webhooks.py
+    `send_first`). The notice stays pending, unacknowledged; the other worker's follower takes
+    it over once it has been idle (1 s here, 30 s by default) and follows it again: every
+    notification arrives at least once, within a minute, and every copy of one notification
+    carries its one `webhook-id`. The one held is claimed by the copy that was being sent
+    (`store.notifications.SENDING_SECONDS`, 30 s): its next copy is the delivery job under
+    that same id, which sends it once the claim has lapsed (docs/workers.md, "Crashes": 35 to
+    50 s after the crash), and the receiver has it twice under one id."""
+    first = drill.worker()  # alone, so that it follows the notice (and schedules)
     ada, bea = drill.api.create_player("Ada"), drill.api.create_player("Bea")
     for player in (ada, bea):
         drill.subscribe(player)
@@ -283,7 +285,8 @@ def test_a_worker_killed_mid_delivery_leaves_its_job_to_the_other_and_every_noti
         for message, webhook_id in zip(drill.sink.received[path], ids, strict=True)
         if webhook_id == held_id
     )
-    second = drill.worker()
+    assert drill.pending_for(first), "the notice is the killed follower's, unacknowledged"
+    second = drill.worker(PATRICIAN_CLAIM_IDLE_SECONDS="1")
     assert first.children() == [], "one process: its scheduling is a thread, not a fork"
     scheduling = drill.client.get(drill.scheduling_lock)
     assert scheduling is not None, "the first worker schedules (it came first)"
@@ -303,7 +306,7 @@ def test_a_worker_killed_mid_delivery_leaves_its_job_to_the_other_and_every_noti
         return expected <= {(path, kind) for path, kind, _v in _notifications(drill.sink)}
 
     _wait(arrived, WITHIN_A_MINUTE, lambda: f"not all arrived: {dict(_notifications(drill.sink))}"
-          f"\n{drill.state(game_id, version)}\n{second.log()}")  # fmt: skip
+          f"\n{drill.state(game_id)}\n{second.log()}")  # fmt: skip
 
     copies = _notifications(drill.sink)
     assert {(path, kind) for path, kind, _v in copies} == expected, "each one, nothing else"
@@ -315,12 +318,10 @@ def test_a_worker_killed_mid_delivery_leaves_its_job_to_the_other_and_every_noti
     )
     assert drill.sink.bad_signatures == 0
 
-    assert drill.client.get(drill.scheduling_lock) not in (None, scheduling), "taken over"
-    moved_id = job_id(game_id, version)
-    _wait(lambda: drill.job(moved_id).get_status() == "finished", 20, "the job did not end")
-    moved = drill.job(moved_id)
-    assert moved.worker_name == drill.rq_name(second), "the other worker ran it again"
-    assert moved.retries_left == MOVED_RETRY.max - 1, "abandoned, it was retried once"
+    _wait(lambda: drill.client.get(drill.scheduling_lock) not in (None, scheduling), 20,
+          "the scheduling was not taken over")  # fmt: skip
+    assert drill.pending_for(first) == [], "its notice taken over"
+    assert drill.health() == (0, 0), "followed again, acknowledged, none given up"
     path, message = held
     if len(copies[path, message["type"], version]) == 1:  # its claim has not lapsed yet
         owed = drill.job(held_id)
@@ -336,8 +337,8 @@ def test_a_worker_killed_mid_delivery_leaves_its_job_to_the_other_and_every_noti
 def _stopped_holding_a_notice(
     drill: Drill, worker: WorkerProcess, send: Callable[[], Json]
 ) -> bool:
-    """Stop `worker` while its dispatcher waits on the feeds (SIGSTOP), then `send` an append:
-    Redis hands its notice to that waiting read, pending for a dispatcher that cannot handle
+    """Stop `worker` while its follower waits on the feeds (SIGSTOP), then `send` an append:
+    Redis hands its notice to that waiting read, pending for a follower that cannot handle
     it. Whether it did (the read may have timed out just before; then the notice is unread,
     and the worker, let go on, reads it itself)."""
     while True:
@@ -353,12 +354,12 @@ def _stopped_holding_a_notice(
 
 
 @pytest.mark.redis
-def test_the_notices_a_killed_workers_dispatcher_had_read_are_taken_over_and_followed_once(
+def test_the_notices_a_killed_workers_follower_had_read_are_taken_over_and_followed_once(
     drill: Drill,
 ) -> None:
-    """A person plays against a bot. The worker is stopped while its dispatcher waits on the
+    """A person plays against a bot. The worker is stopped while its follower waits on the
     feeds, and the person's decision that passes the turn to the bot is sent: Redis hands its
-    notice to that read, and the worker is killed before it can enqueue its job. The notice
+    notice to that read, and the worker is killed before it can follow it. The notice
     stays pending in the consumer group; a worker started after (claim idle 1 s here, 30 s by
     default) takes it over (XAUTOCLAIM): the bot plays its turn once, the person is told once
     that their turn came back, and no notice is lost or dead."""
@@ -393,30 +394,24 @@ def test_the_notices_a_killed_workers_dispatcher_had_read_are_taken_over_and_fol
             break
         first.signal(signal.SIGCONT)  # it handles the notice itself
     assert held_version, "no notice of a decision that passed the turn was held"
-    assert drill.pending_for(first), "read by the stopped dispatcher, not acknowledged"
+    assert drill.pending_for(first), "read by the stopped follower, not acknowledged"
     turns_before = my_turns()
     first.kill()
     second = drill.worker(**quick)
 
     _wait(lambda: len(my_turns()) > len(turns_before), 30,
-          lambda: f"the turn did not come back: {drill.state(game_id, held_version)}\n"
+          lambda: f"the turn did not come back: {drill.state(game_id)}\n"
           f"{second.log()}")  # fmt: skip
     _wait(drill.idle, 20, "the second worker did not become idle")
 
-    moved = drill.job(job_id(game_id, held_version))
-    assert moved.get_status() == "finished" and moved.return_value() == "random played"
-    assert moved.worker_name == drill.rq_name(second), "taken over by the other dispatcher"
-    assert drill.pending_for(first) == []
-    dispatcher = Dispatcher(drill.client, drill.keys, drill.queue, consumer="drill")
-    assert dispatcher.health().pending == 0 and dispatcher.health().dead == 0
+    assert drill.pending_for(first) == [], "taken over by the other follower"
+    assert drill.health() == (0, 0), "every notice followed and acknowledged, none given up"
 
     record = drill.api.record(game_id)
     appends = record["commands"]
     tiles = [(a["first_version"], a["last_version"]) for a in appends]
     assert [start for start, _end in tiles] == [1] + [end + 1 for _start, end in tiles[:-1]]
     assert tiles[-1][1] == record["head"]["version"], "the appends, one after the other"
-    for append in appends:  # no notice lost: each append's job ran
-        assert drill.job(job_id(game_id, append["last_version"])).get_status() == "finished"
     bot = [a for a in appends if a["by"] == "bot:random"]
     after = [a for a in bot if a["first_version"] > held_version]
     assert after and after[0]["first_version"] == held_version + 1, "the bot played on at once"

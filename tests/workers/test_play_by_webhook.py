@@ -185,11 +185,11 @@ def _check_messages(sink: Sink, record: Json, players: list[Player], turns: int)
 
 
 def test_a_notification_whose_jobs_run_twice_is_sent_once(sink: Sink) -> None:
-    """As when the dispatcher handles a notice again after a crash: the append's job runs a
-    second time, and so does a delivery job under the notification's id; nothing more is
-    sent."""
+    """As when a follower handles a notice again after a crash: the append's follow-up runs
+    a second time (here as the `game_moved` job, which runs the same follow-up), and so does
+    a delivery job under the notification's id; nothing more is sent."""
     from workers.context import current
-    from workers.dispatcher import JOB, job_id
+    from workers.job_ids import job_id
 
     app = build_app(Settings(webhook_allow="127.0.0.1", public_url=PUBLIC))
     with TestClient(app, timeout=30) as client:
@@ -203,7 +203,10 @@ def test_a_notification_whose_jobs_run_twice_is_sent_once(sink: Sink) -> None:
         sent = sink.received["/Ada"][0]
         game_id, version = sent["game_id"], sent["version"]
         again = [
-            queue.enqueue(JOB, game_id, 1, version, job_id=job_id(game_id, version) + "-again"),
+            queue.enqueue(
+                "workers.jobs.game_moved", game_id, 1, version,
+                job_id=job_id(game_id, version) + "-again",
+            ),
             queue.enqueue(
                 "workers.webhooks.deliver", players[0].player_id, game_id, version,
                 sent["type"], sent["seat"], job_id=sink.ids["/Ada"][0],

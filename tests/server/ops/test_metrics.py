@@ -24,7 +24,7 @@ from store.timers import timers_key
 from tests.processes import stop_process
 from tests.server.client import Api
 from tests.server.live import LiveServer, build_app
-from workers.dispatcher import Dispatcher, dead_letters_key
+from workers.follower import Follower, dead_letters_key
 from workers.settings import queue_of
 
 Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
@@ -122,7 +122,7 @@ def test_the_gauges_are_read_from_redis_when_scraped(redis_url: str, redis_prefi
             empty = scrape(client)
             assert value(empty, "patrician_gauges_read") == 1
             assert value(empty, "patrician_job_queue_depth", state="queued") == 0
-            Dispatcher(sync, keys, queue, consumer="test").ensure_groups()  # the group reads
+            Follower(sync, keys, print, consumer="test").ensure_groups()  # the group reads
             mary = api.create_player("Mary")
             for _ in range(3):
                 api.create_game(mary, 2)  # three appends, three notices not read yet
@@ -196,11 +196,11 @@ def test_the_counts_of_every_process_of_a_machine_add_up_in_multiprocess_mode(
                     201,
                 )  # fmt: skip
             deadline = time.monotonic() + 20
-            jobs = 0.0
-            while time.monotonic() < deadline and not jobs:
+            followed = 0.0
+            while time.monotonic() < deadline and not followed:
                 found = scrape(two)
-                jobs = value(found, "patrician_jobs_total", function="game_moved", outcome="ok")
-        assert jobs >= 1, "the worker's jobs, counted in its process, are in the API's scrape"
+                followed = value(found, "patrician_followed_notices_total", outcome="ok")
+        assert followed >= 1, "the worker's follow-ups, counted in its process, are scraped"
         count = "patrician_http_request_duration_seconds_count"
         assert value(found, count, method="POST", route="/api/players", status="201") == 1
         assert value(found, count, method="POST", route="/api/games", status="201") == 1
