@@ -69,12 +69,7 @@ class CpuByLine:
 
     def line(self, commands: int) -> str:
         """The CPU seconds by line, and in all per acknowledged command."""
-        now = self.now()
-        spent = {  # a line started again by a drill counts from its new start
-            name: seconds - (before if before_pid == pid else 0.0)
-            for name, (pid, seconds) in now.items()
-            for before_pid, before in [self.at_start.get(name, (-1, 0.0))]
-        }
+        spent = self.spent()
         total = sum(spent.values())
         return (
             "CPU seconds since the games were set up: "
@@ -82,3 +77,22 @@ class CpuByLine:
             + f"; {total * 1000 / max(commands, 1):.1f} ms per command in all "
             f"({(total - spent['clients']) * 1000 / max(commands, 1):.1f} ms without the clients)"
         )
+
+    def per_command(self, commands: int) -> dict[str, float]:
+        """The CPU milliseconds per acknowledged command of each kind of line (follower-1 and
+        follower-2 are followers), the clients apart, and of the whole stack without them."""
+        kinds: dict[str, float] = {}
+        for name, seconds in self.spent().items():
+            kind = name.rsplit("-", 1)[0] if name[-1:].isdigit() else name
+            kinds[kind] = kinds.get(kind, 0.0) + seconds * 1000 / max(commands, 1)
+        kinds["stack"] = sum(ms for kind, ms in kinds.items() if kind != "clients")
+        return kinds
+
+    def spent(self) -> dict[str, float]:
+        """The CPU seconds of each line (and the clients) since the start."""
+        now = self.now()
+        return {  # a line started again by a drill counts from its new start
+            name: seconds - (before if before_pid == pid else 0.0)
+            for name, (pid, seconds) in now.items()
+            for before_pid, before in [self.at_start.get(name, (-1, 0.0))]
+        }

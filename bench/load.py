@@ -5,17 +5,20 @@ crash drills (issue: run it for real).
     .venv/bin/python bench/load.py --games 50            # the quick mode
 
 Starts the stack of `make up` on loopback in a temporary folder (bench/loadstack.py: Redis on
-deploy/redis.conf with its AOF, two `patrician serve`, two `patrician worker`), then two
+deploy/redis.conf with its AOF, the API processes, the followers and the job worker), then two
 client processes (bench/loadclients.py: asyncio + aiohttp) that play games of 2-5 seats, both
 editions and the modules, some seats the server's bots, the others the clients' own random
-players woken by their webhooks, whole turns and single commands mixed. With `--drills`,
-while the games are played: one API process, then a worker, then Redis are killed with
-SIGKILL and started again (Redis on its AOF); the clients keep sending each request, with the
-same `command_id`, until the stack answers. Then every game's record is checked
+players woken by their webhooks, whole turns and single commands mixed (each command's
+answer carries the board after it: `?include=board`). With `--drills`,
+while the games are played: one API process, then the job worker, a follower, then Redis
+are killed with SIGKILL and started again (Redis on its AOF); the clients keep sending each
+request, with the same `command_id`, until the stack answers. Then every game's record is checked
 (bench/loadchecks.py) and this prints: commands per second, the p50/p99 latency of command
 requests, the errors (must be 0), the notifications delivered against those owed, the
-receipts checked, the games finished and audited, and the Redis memory of a finished game.
-Exit status 0 when every check holds.
+receipts checked, the games finished and audited, and the Redis memory of a finished game;
+and, one per line starting `figure `, for scripts: the CPU per command of each kind of
+process and of the whole stack (clients excluded), the Redis commands per command, the
+notifications' p50 and p99, the commands per second. Exit status 0 when every check holds.
 """
 
 from __future__ import annotations
@@ -137,9 +140,12 @@ def _load(stack: Stack, args: Any, drills: list[str]) -> int:
         event.wait(args.seconds)
     said = [f"all {args.games} games set up in {time.monotonic() - started:.1f} s"]
     spent = CpuByLine(stack, [process.pid for process in shares if process.pid is not None])
+    calls = RedisCalls(stack)
     watch = _Watch(stack, started)
     for number, name in enumerate(drills):
         watch.wait(2.0 if number == 0 else args.drill_gap)
+        if name == "redis":
+            calls.before_restart()
         said += _drill_in_play(stack, watch, name, progress.value, args.games - ended.value)
     outcomes: list[Outcome] = []
     deadline = time.monotonic() + args.seconds + 600
@@ -149,9 +155,38 @@ def _load(stack: Stack, args: Any, drills: list[str]) -> int:
         except queue.Empty:
             watch.wait(0.5)
     said.append(spent.line(progress.value))
+    cpu = spent.per_command(progress.value)
+    said.append("figure cpu_ms_per_command " + " ".join(
+        f"{kind}={ms:.2f}" for kind, ms in sorted(cpu.items()) if kind != "stack"
+    ))  # fmt: skip
+    said.append(f"figure cpu_ms_per_command_stack {cpu['stack']:.2f}")
+    said.append(f"figure redis_commands_per_command {calls.since() / max(progress.value, 1):.1f}")
     for process in shares:
         process.join(timeout=30)
     return _report(stack, args, said, watch.failed, outcomes)
+
+
+class RedisCalls:
+    """The commands the stack's Redis ran since the games were set up (`INFO commandstats`,
+    added up; a Redis killed by a drill starts counting again, so its count is kept first)."""
+
+    def __init__(self, stack: Stack) -> None:
+        self.stack = stack
+        self.earlier = -self.now()
+
+    def now(self) -> int:
+        client = self.stack.client()
+        try:
+            stats = client.info("commandstats")
+        finally:
+            client.close()
+        return sum(int(found["calls"]) for found in stats.values())
+
+    def before_restart(self) -> None:
+        self.earlier += self.now()
+
+    def since(self) -> int:
+        return self.earlier + self.now()
 
 
 class _Watch:
@@ -263,6 +298,9 @@ def _print_traffic(figures: Figures, games: int, finished: int, seconds: float) 
         f"{statistics.median(delays):.2f} s, p90 {delays[int(0.9 * (len(delays) - 1))]:.2f} s, "
         f"p99 {delays[int(0.99 * (len(delays) - 1))]:.2f} s, max {delays[-1]:.1f} s"
     )
+    print(f"figure notification_p50_s {statistics.median(delays):.3f}")
+    print(f"figure notification_p99_s {delays[int(0.99 * (len(delays) - 1))]:.3f}")
+    print(f"figure commands_per_second {figures.commands / seconds:.1f}")
     print(f"errors: {len(figures.errors)}", *figures.errors[:10], sep="\n  ")
 
 

@@ -184,24 +184,24 @@ class Clients:
                 if seen["ends_batch"] or not _mine(seen["view"]):
                     break
                 commands.append(self.rng.choice(seen["view"]["legal_commands"]))
-            await self._send(game, player, board["version"], commands, progress)
-            board = await self._board(game, player)
+            board = await self._send(game, player, board["version"], commands, progress)
 
     async def _send(
         self, game: Game, player: Player, version: int, commands: list[Any], progress: Any
-    ) -> None:
+    ) -> Any:
+        """Send the commands; the board after them, which the answer carries (asked for)."""
         command_id = uuid.uuid4().hex
         body = {"expected_version": version, "command_id": command_id, "commands": commands}
         started = time.perf_counter()
-        accepted = await self.api.call(
-            "POST", f"/api/games/{game.game_id}/commands", player.token, body, home=game.home
-        )
+        path = f"/api/games/{game.game_id}/commands?include=board"
+        accepted = await self.api.call("POST", path, player.token, body, home=game.home)
         self.figures.latencies.append(time.perf_counter() - started)
         self.figures.commands += len(commands)
         game.receipts.append(encode(accepted["receipt"]))
         game.acknowledged[command_id] = commands
         with progress.get_lock():
             progress.value += len(commands)
+        return accepted["board"]
 
 
 def _mine(board: Any) -> bool:

@@ -27,7 +27,7 @@ from tests.server.client import Api, Player
 from tests.server.live import build_app
 from tests.workers.sink import Sink
 from workers import context as worker_context
-from workers import jobs
+from workers.runner import follower_of
 from workers.settings import WorkerSettings, context_for
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -178,8 +178,8 @@ def _subscribe(api: Api, sink: Sink, player: Player) -> None:
 def _follow_up_traced(
     app: Litestar, api: Api, game_id: str, players: list[Player], journey: Journey
 ) -> None:
-    """Run the follow-up job of a move in this thread, as a worker runs it, on a worker
-    context over the app's own embedded store; the one before it warms the context."""
+    """Follow the notices of a move in this thread, as a follower runs them, on a worker
+    context over the app's own embedded store; the ones before it warm the context."""
     import fakeredis
 
     provide = app.dependencies["services"]
@@ -190,16 +190,18 @@ def _follow_up_traced(
     context = context_for(fakeredis.FakeRedis(server=server), load_game_data(), settings)
     before = list(worker_context._current)
     worker_context.configure(context)
+    follower = follower_of(context, "map")
+    follower.ensure_groups()
     try:
-        first = _move(api, game_id, players)
-        jobs.game_moved(game_id, first["first_version"], first["version"])  # warm
+        _move(api, game_id, players)
+        follower.step()  # warm: every notice so far followed
         mover, _board = _to_move(api, game_id, players)
         moved = _move(api, game_id, players)
         while _to_move(api, game_id, players)[0] == mover:  # the move that ends a turn
             moved = _move(api, game_id, players)
         sys.setprofile(journey.profile)
         try:
-            jobs.game_moved(game_id, moved["first_version"], moved["version"])
+            follower.step()
         finally:
             sys.setprofile(None)
     finally:

@@ -21,12 +21,14 @@ from __future__ import annotations
 
 import re
 from typing import Any, cast
+from urllib.parse import parse_qsl
 
 import msgspec
 from litestar.exceptions import ClientException, InternalServerException
 from litestar.exceptions.http_exceptions import RequestEntityTooLarge
 from litestar.types import ASGIApp
 
+from server.api.command_answers import command_answer, wants_board
 from server.api.error_table import refusal
 from server.api.reading import bearer_token, strict_decoder, strict_json
 from server.schema import requests
@@ -70,12 +72,13 @@ def command_lane(
                 raw_header(scope, b"content-type"),
                 _decoder,
             )
+            board = wants_board(_included(scope))
             token = bearer_token(scope)
             if token is None:
                 raise Unauthorized("no token")
             player = await services.accounts.authenticate(token)
             game_id = scope["path_params"]["game_id"]
-            body = msgspec.json.encode(await services.games.execute(game_id, player, data))
+            body = await command_answer(services, game_id, player, data, board=board)
         except Exception as error:  # answered as Litestar's exception handler answers it
             await _refuse(scope, send, error)
             return
@@ -100,6 +103,15 @@ def command_lane(
             await _refuse(scope, send, error)
 
     return cast(ASGIApp, lane)
+
+
+def _included(scope: Any) -> list[str]:
+    """The values of the query's `include` (none without a query)."""
+    query = scope.get("query_string") or b""
+    if not query:
+        return []
+    pairs = parse_qsl(query.decode("latin-1"), keep_blank_values=True)
+    return [value for name, value in pairs if name == "include"]
 
 
 async def _answer(scope: Any, send: Any, body: bytes, headers: list[tuple[bytes, bytes]]) -> None:

@@ -14,8 +14,8 @@ from server.api.reading import Svc, provide_player, provide_viewer
 from server.schema import limits
 
 __all__ = [
-    "BEARER", "OPTIONAL_BEARER", "PLAYER", "VIEWER", "After", "PlayerId", "Svc", "Ticket",
-    "ViewerId",
+    "BEARER", "OPTIONAL_BEARER", "PLAYER", "VIEWER", "After", "Include", "PlayerId", "Svc",
+    "Ticket", "ViewerId",
 ]  # fmt: skip
 
 PlayerId = NamedDependency[str]
@@ -29,6 +29,18 @@ Ticket = Annotated[
     QueryParameter(
         description="A stream ticket (`POST /api/games/{game_id}/stream-ticket`) instead of a "
         "bearer token, for a browser's EventSource: good for one opening of this game's stream"
+    ),
+]
+
+Include = Annotated[
+    str | None,
+    QueryParameter(
+        description="`board`: the answer carries your board as it stands once the commands are "
+        "appended (as `GET /api/games/{game_id}/board` gives it), so that you need not ask "
+        "for it after each command",
+        # read by the handler itself, as the command lane reads it (Litestar's own reading
+        # of an enum words its refusal otherwise): the document still says the one value
+        schema_extra={"enum": ["board"]},
     ),
 ]
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-import msgspec
 from litestar import (
     Controller,
     HttpMethod,
@@ -30,9 +29,10 @@ from litestar.types import ControllerRouterHandler
 
 from domain.view import View
 from server.api.browser import BrowserRoutes
+from server.api.command_answers import command_answer, wants_board
 from server.api.history import HistoryRoutes
 from server.api.mail_links import MailLinkRoutes
-from server.api.params import BEARER, OPTIONAL_BEARER, PLAYER, PlayerId, Svc
+from server.api.params import BEARER, OPTIONAL_BEARER, PLAYER, Include, PlayerId, Svc
 from server.api.push import PushRoutes, push_key
 from server.api.reading import provide_player, provide_viewer
 from server.api.rematch import RematchRoutes
@@ -196,14 +196,18 @@ class GameRoutes(Controller):
         data: JSONBody[requests.SendCommands],
         request: Request[Any, Any, Any],
         services: Svc,
+        include: Include = None,
     ) -> answers.CommandsAccepted:
         """Send one or more commands of your seat (a whole turn at once if you like), decided
-        and appended together or not at all. A retried command_id gets its first answer."""
+        and appended together or not at all. A retried command_id gets its first answer
+        (with `include=board`, the board as it stands now)."""
         # The busiest write: the player is read here rather than injected, and the answer
         # encoded here (the same bytes Litestar would make), each of which Litestar's own
         # way costs it a few hundredths of its time (bench/http.py).
+        board = wants_board(request.query_params.getall("include", []))
+        del include  # read above, strictly: Litestar's reading of it lets any text through
         player = await provide_player(request, services)
-        answer = msgspec.json.encode(await services.games.execute(game_id, player, data))
+        answer = await command_answer(services, game_id, player, data, board=board)
         return cast(answers.CommandsAccepted, _json(answer))
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import msgspec
 
 from domain.events import Edition, Event, Module
+from domain.view import View
 from evidence.signatures import Receipt
 from store.inbox import InboxEntry
 
@@ -81,6 +82,9 @@ class CommandsAccepted(msgspec.Struct, frozen=True):
     receipt: Receipt
     """The server's signature on the game's head at `version` (docs/record.md, "Receipts"):
     keep it, it proves what the server acknowledged."""
+    board: View | msgspec.UnsetType = msgspec.UNSET
+    """Only when asked for (`?include=board`): your board as it stands once the commands are
+    appended, as `GET /api/games/{game_id}/board` gives it (a bot may have moved since)."""
 
 
 class Resigned(msgspec.Struct, frozen=True):

@@ -42,7 +42,8 @@ class Lanes:
         before = len(self.served)
         lane = self.client.post(path, content=content, headers=headers)
         assert len(self.served) == before + 1, "the lane did not serve it"
-        route = self.client.post(path + "/", content=content, headers=headers)
+        where, mark, query = path.partition("?")
+        route = self.client.post(where + "/" + mark + query, content=content, headers=headers)
         assert len(self.served) == before + 1, "the lane served the route's request"
         return lane, route
 
@@ -115,6 +116,8 @@ def _legal(lanes: Lanes, table: Table, seat: int) -> list[Any]:
         ("a stale version", 409),
         ("a command the rules refuse", 422),
         ("an insane request id", 422),
+        ("an include of something else", 400),
+        ("the board included twice", 400),
     ],
 )
 def test_every_refusal_is_the_routes_refusal(lanes: Lanes, case: str, status: int) -> None:
@@ -163,6 +166,10 @@ def test_every_refusal_is_the_routes_refusal(lanes: Lanes, case: str, status: in
         case "an insane request id":
             headers["X-Request-ID"] = 'forged"\nline'
             content = _body(table, [{"type": "skip"}])
+        case "an include of something else":
+            path += "?include=record"
+        case "the board included twice":
+            path += "?include=board&include=board"
     lane, route = lanes.both(path, content=content, headers=headers)
     _same(lane, route)
     assert lane.status_code == status, lane.text
@@ -193,6 +200,20 @@ def test_an_accepted_command_is_answered_as_the_route_answers_it_told_again(
     assert (first.pop("repeated"), again.pop("repeated")) == (False, True)
     assert first == again
     assert lanes.api.board(table.game_id)["version"] == first["version"]
+
+
+def test_a_command_answered_with_the_board_is_answered_so_by_both(lanes: Lanes) -> None:
+    table = _table(lanes)
+    assert table.pending is not None
+    seat = table.pending
+    headers = {**table.seats[seat].auth, "Content-Type": "application/json",
+               "Accept-Encoding": "identity"}  # fmt: skip
+    content = _body(table, _legal(lanes, table, seat)[:1], cid="lane-board-1")
+    path = f"{table.path}/commands?include=board"
+    lane, route = lanes.both(path, content=content, headers=headers)
+    _same(lane, route, ignored=frozenset({"content-length"}))
+    first, again = lane.json(), route.json()
+    assert first["board"] == again["board"] == lanes.api.board(table.game_id, table.seats[seat])
 
 
 def test_a_large_answer_is_gzipped_for_a_client_that_takes_it_as_the_route_gzips_it(
