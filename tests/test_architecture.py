@@ -196,9 +196,9 @@ def _follow_up_traced(
         _move(api, game_id, players)
         follower.step()  # warm: every notice so far followed
         mover, _board = _to_move(api, game_id, players)
-        moved = _move(api, game_id, players)
+        _move(api, game_id, players)
         while _to_move(api, game_id, players)[0] == mover:  # the move that ends a turn
-            moved = _move(api, game_id, players)
+            _move(api, game_id, players)
         sys.setprofile(journey.profile)
         try:
             follower.step()
