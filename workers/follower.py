@@ -177,7 +177,8 @@ class Follower:
         if not entries:
             return []
         ids = [entry_id for entry_id, _fields in entries]
-        found = self.client.xpending_range(feed, GROUP, min=min(ids), max=max(ids), count=1000)
+        low, high = min(ids, key=_order), max(ids, key=_order)  # as ids, not as bytes
+        found = self.client.xpending_range(feed, GROUP, min=low, max=high, count=1000)
         counts = {_bytes(item["message_id"]): int(item["times_delivered"]) for item in found}
         alive: list[Entry] = []
         for entry_id, fields in entries:

@@ -199,3 +199,17 @@ def test_acknowledged_notices_are_trimmed_and_the_event_streams_never(
     assert left <= len(follower.feeds), "at most the last acknowledged notice of each feed"
     store = EventStore(client, prefix=prefix, shards=4)
     assert all(store.head(f"g{n}").version == 3 for n in range(6))
+
+
+def test_notices_whose_ids_sort_otherwise_as_text_are_given_up_all_the_same(
+    client: Any, prefix: str
+) -> None:
+    """Stream ids compare as numbers: `1-10` comes after `1-9`, though not as text."""
+    followed = Followed()
+    stuck = _follower(client, prefix, "stuck", followed, claim_idle_ms=0, max_deliveries=1)
+    for sequence in (9, 10):
+        client.xadd(stuck.feeds[0], {b"g": b"gx", b"c": b"1 1 00 n d"}, id=f"1-{sequence}")
+    client.xreadgroup(GROUP, "dead", {stuck.feeds[0]: ">"}, count=100)
+    client.xautoclaim(stuck.feeds[0], GROUP, "another", 0, "0-0", count=100)
+    assert stuck.reclaim() == 0 and followed.seen == []
+    assert stuck.health().dead == 2 and stuck.health().pending == 0
