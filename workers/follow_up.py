@@ -1,7 +1,8 @@
 """What follows an append, as one gather and a list of small steps: the path of every move.
 
 `gather` reads what the steps need, in the round trips to Redis the follow-up has always
-cost (the head state, the appended events, the last append and the time control in one; who
+cost (the head state, the appended events, the time control and, unless the notice carried
+it, the last append's metadata in one; who
 plays each seat and how each player is told in a second; a bot level not seen before, the
 clocks of a timed game), into one frozen value, `FollowUp`. Then each step of `STEPS` takes
 the context and that value, does one thing and gives the value back (with what it leaves for
@@ -14,7 +15,8 @@ the steps after it), in this order:
 3. `set_timers`: the deadline and reminders of the turn that begins (`workers.deadlines`),
    none for a bot's turn (it plays at once);
 4. `play_bot_seat`: the bot whose seat decides now plays, through the command path
-   (`workers.bot_play`); its append has a follow-up of its own;
+   (`workers.bot_play`); its append has a follow-up of its own (a follower leaves a search
+   bot's decision to a job, `workers.jobs.bot_turn`, rather than hold up other games);
 5. `send_first_webhooks`: the first attempt at each webhook, made here rather than by a job
    of its own (a job costs RQ a dozen round trips); last, so that a slow receiver holds up
    neither the bot nor the clock.
@@ -22,8 +24,8 @@ the steps after it), in this order:
 Steps 2 to 4 act only while the game still stands at the append's version: a game that moved
 on has a newer append, whose follow-up does them. Every step is idempotent (a follow-up run
 twice does what it did once) and takes its context as an argument: the steps do not depend
-on being run by an RQ job (`workers.jobs.game_moved` is one driver of them; a process reading
-the outbox feeds itself may be another).
+on who runs them (`follow`, called by the followers of `workers.follower` for each notice, is
+their driver; `workers.jobs.game_moved` runs them for the jobs of before the followers).
 """
 
 from __future__ import annotations
