@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from pathlib import Path
 
 import pytest
@@ -33,6 +33,19 @@ def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]
         yield server
     finally:
         server.stop()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """A failed browser test shows the end of its server's log (what its workers did and
+    said): a page that waited in vain says why there."""
+    report = yield
+    server = getattr(item, "funcargs", {}).get("web_server")
+    if report.failed and isinstance(server, LiveServer):
+        report.sections.append(("the server's log, its end", server.log()))
+    return report
 
 
 @pytest.fixture(scope="module")

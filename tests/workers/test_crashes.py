@@ -323,13 +323,17 @@ def test_a_worker_killed_mid_delivery_leaves_its_job_to_the_other_and_every_noti
     assert drill.pending_for(first) == [], "its notice taken over"
     assert drill.health() == (0, 0), "followed again, acknowledged, none given up"
     path, message = held
-    if len(copies[path, message["type"], version]) == 1:  # its claim has not lapsed yet
+    again = (path, message["type"], version)
+    if len(_notifications(drill.sink)[again]) == 1:  # its claim had not lapsed yet
         owed = drill.job(held_id)
         assert owed.func_name == "workers.webhooks.deliver"
         player_id = ada.player_id if path == "/Ada" else bea.player_id
         assert owed.args[:5] == [player_id, game_id, version, message["type"], message["seat"]]
-        assert owed.get_status() in ("scheduled", "queued", "started")
-    again = (path, message["type"], version)
+        status = owed.get_status()  # unless it ran since, and then its copy came
+        assert (
+            status in ("scheduled", "queued", "started")
+            or len(_notifications(drill.sink)[again]) == 2
+        ), status
     _wait(lambda: len(_notifications(drill.sink)[again]) == 2, 90, "no second copy came")
     assert _notifications(drill.sink)[again] == [held_id, held_id], "under its one id"
 
