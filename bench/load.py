@@ -36,6 +36,7 @@ import tempfile
 import time
 import uuid
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +59,9 @@ from store.memory import game_memory  # noqa: E402
 DRILLS = ("api", "worker", "follower", "redis")
 ARCHIVED = 100
 """How many finished games are archived at the end, to measure an archived game."""
+FIRST_DRILL_AFTER = 20
+"""The commands acknowledged before the first drill (at most 2 s after the games were set up):
+a game of a few seats against fast followers may be over in a second."""
 DOWN_SECONDS = 1.0
 """How long a killed process stays down before it is started again."""
 
@@ -143,7 +147,10 @@ def _load(stack: Stack, args: Any, drills: list[str]) -> int:
     calls = RedisCalls(stack)
     watch = _Watch(stack, started)
     for number, name in enumerate(drills):
-        watch.wait(2.0 if number == 0 else args.drill_gap)
+        if number == 0:  # once the games are under way: a few of them may be over in seconds
+            watch.wait(2.0, until=lambda: progress.value >= FIRST_DRILL_AFTER)
+        else:
+            watch.wait(args.drill_gap)
         if name == "redis":
             calls.before_restart()
         said += _drill_in_play(stack, watch, name, progress.value, args.games - ended.value)
@@ -198,16 +205,17 @@ class _Watch:
         self.stack, self.started = stack, started
         self.failed: list[str] = []
 
-    def wait(self, seconds: float) -> None:
-        """Sleep, restarting meanwhile any line that ended unasked."""
+    def wait(self, seconds: float, until: Callable[[], bool] = lambda: False) -> None:
+        """Sleep for `seconds` or `until` it holds, restarting meanwhile any line that ended
+        unasked."""
         stack, failed, started = self.stack, self.failed, self.started
-        until = time.monotonic() + seconds
-        while time.monotonic() < until:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline and not until():
             for name in stack.exited():
                 failed.append(f"{stack.log(name)[-600:]}\nline {name} ended unasked at "
                               f"{time.monotonic() - started:.1f} s; started again")  # fmt: skip
                 stack.launch(name)
-            time.sleep(0.5)
+            time.sleep(0.1)
 
 
 def _drill_in_play(stack: Stack, watch: _Watch, name: str, before: int, in_play: int) -> list[str]:

@@ -1,7 +1,7 @@
 """The load benchmark (bench/load.py) works: a handful of games against the whole stack of
 deploy/Procfile, with an API process killed while they are played (its supervisor starts
 another), all finish, audit and were notified, with no error. The full load, and the drills
-that kill a worker, the dispatcher and Redis, are the benchmark's to run."""
+that kill a job worker, a follower and Redis, are the benchmark's to run."""
 
 from __future__ import annotations
 
