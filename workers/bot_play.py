@@ -43,13 +43,11 @@ def _level(context: WorkerContext, player: str) -> str:
     return level
 
 
-def play_for(
-    context: WorkerContext, game_id: str, state: State, level: str, *, by: str, whole_turn: bool
-) -> str:
-    """The bot of `level` plays the decision pending at `state` (the game's head), or with
-    `whole_turn` every decision of that seat until another seat's comes, in one append (up
-    to a hidden card turned up, where an append ends, R42: the rest follows in the next);
-    "played", or "moved on" when somebody got in first."""
+def play_for(context: WorkerContext, game_id: str, state: State, level: str, *, by: str) -> str:
+    """The bot of `level` plays the decision pending at `state` (the game's head) and every
+    decision of that seat after it until another seat's comes, in one append (up to a hidden
+    card turned up, where an append ends, R42: the rest follows in the next); "played", or
+    "moved on" when somebody got in first."""
     pending = state.pending
     assert pending is not None
     seat, player = pending.seat, state.players[state.seat_players[pending.seat]]
@@ -59,7 +57,7 @@ def play_for(
     commands: list[Command] = []
     deciding: State | None = state
     while deciding is not None and deciding.pending is not None:
-        if deciding.pending.seat != seat or (commands and not whole_turn):
+        if deciding.pending.seat != seat:
             break
         rng = random.Random(f"{game_id}:{deciding.version}")
         command = bot.choose(seen_by(deciding, log, seat), rng)
@@ -96,13 +94,16 @@ def pending_level(state: State, levels: dict[str, str]) -> str:
 
 
 def play_pending(context: WorkerContext, game_id: str, state: State, levels: dict[str, str]) -> str:
-    """The bot of the seat whose decision is pending at `state` plays it, if a bot plays that
-    seat (`levels`, by `levels_of`); what became of it."""
+    """The bot of the seat whose decision is pending at `state` plays it, and the rest of that
+    seat's turn (up to a card turned up, R42), in one append, if a bot plays that seat
+    (`levels`, by `levels_of`); what became of it. A whole turn rather than one decision an
+    append: the same decisions (each made from the seat's view at its own version, with the
+    randomness of that version), but one append and one follow-up instead of two or three."""
     if state.pending is None:
         return "nothing to decide"
     level = pending_level(state, levels)
     if not level:
         return "a person decides"
-    if play_for(context, game_id, state, level, by=f"bot:{level}", whole_turn=False) != "played":
+    if play_for(context, game_id, state, level, by=f"bot:{level}") != "played":
         return "moved on"
     return f"{level} played"

@@ -191,7 +191,7 @@ def timed_out(game_id: str, version: int) -> str:
     control = context.store.run(time_control_op(context.accounts.prefix, game_id))
     assert control is not None
     level = control.on_timeout
-    return play_for(context, game_id, state, level, by=CLOCK_BY + level, whole_turn=True)
+    return play_for(context, game_id, state, level, by=CLOCK_BY + level)
 
 
 def remind(game_id: str, version: int, hours: float) -> str:

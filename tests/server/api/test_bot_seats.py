@@ -11,6 +11,7 @@ import random
 import subprocess
 import time
 from collections.abc import Iterator
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -18,6 +19,8 @@ import redis
 from litestar.testing import TestClient
 from rq import Worker
 
+from domain.decide import turns_up_a_card
+from domain.events import event_decoder
 from evidence.audit import audit
 from server.config.settings import Settings
 from tests.server.client import Api, Json, Player
@@ -83,6 +86,28 @@ def test_the_search_bot_plays_its_seat_too(api: Api) -> None:
     game = api.ok(api.request("POST", "/api/games", player=me, json=body), 201)
     _play_against_bots(api, me, game, random.Random(2))
     _check_record(api, game["game_id"], {"Search bot": "bot:ismcts"})
+
+
+def test_a_bot_plays_its_whole_turn_in_one_append_up_to_a_card_turned_up(api: Api) -> None:
+    """A bot's turn is one append (one follow-up, one notification of what it did), not one a
+    decision; it ends early only where a hidden card is turned up (R42), and the next append
+    goes on with it."""
+    me = api.create_player("Ada")
+    body = {"seats": 3, "bots": [{"level": "greedy"}, {"level": "random"}]}
+    game = api.ok(api.request("POST", "/api/games", player=me, json=body), 201)
+    _play_against_bots(api, me, game, random.Random(4))
+    record = api.record(game["game_id"])
+    events = {e["version"]: event_decoder.decode(e["data"]) for e in record["events"]}
+    appends = [c for c in record["commands"] if c["kind"] == "commands"]
+    bots = [a for a in appends if a["by"].startswith("bot:")]
+    assert any(len(a["commands"]) > 1 for a in bots), "turns of more than one decision"
+    cut = 0
+    for a, b in pairwise(appends):
+        if a["by"].startswith("bot:") and b["seat"] == a["seat"]:
+            played = [events[v] for v in range(a["first_version"], a["last_version"] + 1)]
+            assert turns_up_a_card(played), f"the bot's turn was cut at {a['last_version']}"
+            cut += 1
+    assert cut < len(bots) / 2
 
 
 def test_bots_cannot_take_every_seat(api: Api) -> None:
