@@ -56,9 +56,7 @@ def play_for(context: WorkerContext, game_id: str, state: State, level: str, *, 
     bot = make(level, **context.bot_options.get(level, {}))
     commands: list[Command] = []
     deciding: State | None = state
-    while deciding is not None and deciding.pending is not None:
-        if deciding.pending.seat != seat:
-            break
+    while deciding is not None and deciding.pending is not None and deciding.pending.seat == seat:
         rng = random.Random(f"{game_id}:{deciding.version}")
         command = bot.choose(seen_by(deciding, log, seat), rng)
         events, deciding = decide(deciding, seat, command)
