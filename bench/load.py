@@ -3,13 +3,18 @@ crash drills (issue: run it for real).
 
     .venv/bin/python bench/load.py [--games 1000] [--seconds 1800] [--drills [api,worker,...]]
     .venv/bin/python bench/load.py --games 50            # the quick mode
+    .venv/bin/python bench/load.py --think 5 --ramp 60   # paced: players think, games spread
 
 Starts the stack of `make up` on loopback in a temporary folder (bench/loadstack.py: Redis on
 deploy/redis.conf with its AOF, the API processes, the followers and the job worker), then two
 client processes (bench/loadclients.py: asyncio + aiohttp) that play games of 2-5 seats, both
 editions and the modules, some seats the server's bots, the others the clients' own random
 players woken by their webhooks, whole turns and single commands mixed (each command's
-answer carries the board after it: `?include=board`). With `--drills`,
+answer carries the board after it: `?include=board`). By default the load is closed: a
+player plays the moment it is told, and every game is set up at once, so the stack is the
+only wait and the notifications queue behind one another (a measure of throughput); with
+`--think` players wait a while before each turn and with `--ramp` the games are set up over
+a while (a measure of latency at a pace). With `--drills`,
 while the games are played: one API process, then the job worker, a follower, then Redis
 are killed with SIGKILL and started again (Redis on its AOF); the clients keep sending each
 request, with the same `command_id`, until the stack answers. Then every game's record is checked
@@ -105,6 +110,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clients", type=int, default=2, help="client processes")
     parser.add_argument("--max-seats", type=int, default=5, choices=range(2, 6))
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--think", type=float, default=0.0,
+        help="mean seconds a player waits before each turn it is told of (0: a closed load)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--ramp", type=float, default=0.0,
+        help="seconds over which the games are set up, evenly (0: all at once)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     drills = [name for name in args.drills.split(",") if name]
     if any(name not in DRILLS for name in drills):
@@ -132,7 +145,7 @@ def _load(stack: Stack, args: Any, drills: list[str]) -> int:
     for number in range(args.clients):
         share = Share(
             [stack.base], games[number :: args.clients], args.seconds, args.seed * 100 + number,
-            str(stack.directory / f"samples{number}"),
+            str(stack.directory / f"samples{number}"), think=args.think, ramp=args.ramp,
         )  # fmt: skip
         event = context.Event()
         process = context.Process(target=run_share, args=(share, progress, ended, event, results))

@@ -9,7 +9,11 @@ Each human seat is a player with a webhook to this process's sink (a real loopba
 server that checks every Standard Webhooks signature with `standardwebhooks`). A player acts
 only when told: `turn.started` (the first turn's too) makes it read its board (`legal_commands`)
 and play its turn, either one command per request or the whole turn staged with
-`/preview` and sent in one request; `game.ended` ends it. So every turn start at a human seat
+`/preview` and sent in one request; `game.ended` ends it. With a think time (`Share.think`,
+`--think` of the load script) a player waits before each turn it is told of, a random while
+of that mean (exponential, as people answer), and the games may be set up over a while
+(`Share.ramp`, `--ramp`) rather than all at once: the paced load of correspondence. Without
+them the load is closed: every game waits only on the stack. So every turn start at a human seat
 must be notified, or its game stalls (after `PROMPT_SECONDS` without one the game's boards are
 read anyway, and the turn played is counted as unprompted). Every request that finds the
 stack down is sent again (bench/loadapi.py, `Api`): that is a retry, not an error. Every other
@@ -97,8 +101,10 @@ class Sink:
 class Clients:
     """The games of one client process, set up and played concurrently."""
 
-    def __init__(self, api: Api, sink: Sink, rng: random.Random) -> None:
+    def __init__(self, api: Api, sink: Sink, rng: random.Random, think: float = 0.0) -> None:
         self.api, self.sink, self.rng, self.figures = api, sink, rng, api.figures
+        self.think = think
+        """The mean seconds a player waits before each turn it is told of (0: none)."""
 
     async def player(self, game: Game, number: int) -> Player:
         made = await self.api.call("POST", "/api/players", None, {"name": f"load {number}"})
@@ -146,7 +152,9 @@ class Clients:
             if message["type"] == "game.ended":
                 game.ended.add(player.player_id)
             elif message["type"] == "turn.started":  # the first turn too, with game.started
-                await self.turn(game, player, progress)
+                if self.think:
+                    await asyncio.sleep(self.rng.expovariate(1 / self.think))
+                await self.turn(game, player, progress, told=message["version"])
         game.finished = True
 
     async def _unprompted(self, game: Game, progress: Any) -> bool:
@@ -166,10 +174,17 @@ class Clients:
             "GET", f"/api/games/{game.game_id}", player.token, home=game.home
         )
 
-    async def turn(self, game: Game, player: Player, progress: Any, board: Any = None) -> None:
+    async def turn(
+        self, game: Game, player: Player, progress: Any, board: Any = None, told: int = -1
+    ) -> None:
         """The player's decisions while they are theirs: one command a request, or the whole
-        turn staged by previews and sent at once (a request ends where a card is revealed)."""
+        turn staged by previews and sent at once (a request ends where a card is revealed).
+        `told`: the version of the notification that woke the player; if the game has moved
+        since, the turn it told of is over (the player played it, woken by an earlier one
+        late), and a later turn of theirs is told of on its own: played when that comes."""
         board = board or await self._board(game, player)
+        if told >= 0 and board["version"] != told:
+            return
         whole = self.rng.random() < 2 / 3  # one append a turn: the workers' job per append
         while _mine(board):
             commands = [self.rng.choice(board["legal_commands"])]
@@ -221,6 +236,10 @@ class Share:
     sample_dir: str
     """Where the records and receipts of a few games are written, for the real CLI's audit."""
     connections: int = 48
+    think: float = 0.0
+    """The mean seconds a player waits before each turn it is told of (0: a closed load)."""
+    ramp: float = 0.0
+    """The seconds over which the games are set up, evenly (0: all at once)."""
 
 
 @dataclass
@@ -272,7 +291,7 @@ async def _run(share: Share, progress: Any, ended: Any, set_up: Any) -> Outcome:
     timeout = aiohttp.ClientTimeout(total=30)
     async with aiohttp.ClientSession(connector=connector, timeout=timeout) as session:
         api = Api(session, share.bases, figures)
-        clients = Clients(api, sink, rng)
+        clients = Clients(api, sink, rng, share.think)
         games = [
             Game(seats, edition, modules, bots, home=number % len(share.bases))
             for number, (seats, edition, modules, bots) in enumerate(share.games)
@@ -280,7 +299,8 @@ async def _run(share: Share, progress: Any, ended: Any, set_up: Any) -> Outcome:
         started = time.monotonic()
         gate = asyncio.Semaphore(share.connections)
 
-        async def one(game: Game) -> None:
+        async def one(number: int, game: Game) -> None:
+            await asyncio.sleep(share.ramp * number / len(games))  # the games spread out
             try:
                 async with gate:
                     try:
@@ -293,7 +313,7 @@ async def _run(share: Share, progress: Any, ended: Any, set_up: Any) -> Outcome:
             except Refused as refused:
                 figures.errors.append(f"{game.game_id or 'a new game'}: {refused}")
 
-        tasks = [asyncio.ensure_future(one(game)) for game in games]
+        tasks = [asyncio.ensure_future(one(n, game)) for n, game in enumerate(games)]
         setting_up = asyncio.ensure_future(asyncio.gather(*(g.joined.wait() for g in games)))
         await asyncio.wait([setting_up], timeout=share.seconds)
         set_up.set()
