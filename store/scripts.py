@@ -13,7 +13,9 @@ from functools import cache
 from importlib.resources import files
 from typing import Literal
 
-ScriptName = Literal["append", "snapshot", "load", "unlist", "timers", "inbox", "retire", "handed"]
+ScriptName = Literal[
+    "append", "snapshot", "load", "unlist", "timers", "inbox", "retire", "handed", "ratings"
+]
 
 
 @cache

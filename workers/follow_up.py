@@ -14,14 +14,16 @@ the steps after it), in this order:
 2. `write_inboxes`: each player's inbox entry for this version (`workers.inboxes`);
 3. `set_timers`: the deadline and reminders of the turn that begins (`workers.deadlines`),
    none for a bot's turn (it plays at once);
-4. `play_bot_seat`: the bot whose seat decides now plays, through the command path
+4. `rate_finished_game`: at the end of a game, its players' ratings (`workers.ratings`),
+   once;
+5. `play_bot_seat`: the bot whose seat decides now plays, through the command path
    (`workers.bot_play`); its append has a follow-up of its own (a follower leaves a search
    bot's decision to a job, `workers.jobs.bot_turn`, rather than hold up other games);
-5. `send_first_webhooks`: the first attempt at each webhook, made here rather than by a job
+6. `send_first_webhooks`: the first attempt at each webhook, made here rather than by a job
    of its own (a job costs RQ a dozen round trips); last, so that a slow receiver holds up
    neither the bot nor the clock.
 
-Steps 2 to 4 act only while the game still stands at the append's version: a game that moved
+Steps 2, 3 and 5 act only while the game still stands at the append's version: a game that moved
 on has a newer append, whose follow-up does them. Every step is idempotent (a follow-up run
 twice does what it did once) and takes its context as an argument: the steps do not depend
 on who runs them (`follow`, called by the followers of `workers.follower` for each notice, is
@@ -44,7 +46,14 @@ from projections.timekeeping import CLOCK_BY
 from store.handovers import earlier_handovers_op, game_handovers_op, handover_levels
 from store.notifications import Channels, channels_op, decided_op
 from store.protocol import Op
-from store.reads import current_op, events_op, last_batch_op, log_op, metadata_at_op
+from store.reads import (
+    current_op,
+    events_op,
+    last_batch_op,
+    last_change_op,
+    log_op,
+    metadata_at_op,
+)
 from store.stored import AppendMeta, Batch, OutboxEntry, meta_decoder
 from store.time_controls import time_control_op
 from workers.bot_play import SLOW_LEVELS, levels_of, pending_level, play_pending
@@ -53,6 +62,7 @@ from workers.deadlines import keep_time
 from workers.game_clocks import clock_under
 from workers.inboxes import keep_inboxes
 from workers.job_ids import job_id
+from workers.ratings import finished_game, rate_game, rating_keys
 from workers.retries import MOVED_RETRY
 from workers.telling import enqueue_notices
 from workers.webhooks import send_first
@@ -229,6 +239,17 @@ def set_timers(context: WorkerContext, follow_up: FollowUp) -> FollowUp:
     return f
 
 
+def rate_finished_game(context: WorkerContext, follow_up: FollowUp) -> FollowUp:
+    """At the end of a game, the ratings it moves, once (`workers.ratings`)."""
+    f = follow_up
+    if any(isinstance(event, GameEnded) for event in f.appended):
+        ended = f.since or context.store.run(last_change_op(context.path, f.game_id))
+        game = finished_game(context, f.game_id, f.state, ended)
+        if game is not None:
+            rate_game(context.store, rating_keys(context), game)
+    return f
+
+
 def play_bot_seat(context: WorkerContext, follow_up: FollowUp) -> FollowUp:
     """The bot whose seat decides now plays (its outcome is the follow-up's); a follower
     leaves a slow one to a job (`workers.jobs.bot_turn`)."""
@@ -258,6 +279,7 @@ STEPS: tuple[Step, ...] = (
     name_notices,
     write_inboxes,
     set_timers,
+    rate_finished_game,
     play_bot_seat,
     send_first_webhooks,
 )

@@ -69,6 +69,7 @@ PAGES = {
     "audit": "Audit",
     "settings": "Settings",
     "rules": "Rules",
+    "ratings": "Ratings",
 }
 """Each page: its module (`<page>.js`) and the title of its shell."""
 
@@ -145,6 +146,7 @@ lobby_page = _page("/", "lobby", "The lobby: sign in, your games, the open table
 audit_page = _page("/audit", "audit", "The audit of a record, in words.")
 settings_page = _page("/settings", "settings", "How a player is told, and their vacation.")
 rules_page = _page("/rules", "rules", "The rules in short, each point with its rulings' ids.")
+ratings_page = _page("/ratings", "ratings", "The rating list, highest first.")
 play_page = _page("/games/{game_id:str}", "play", "A game's play page (a spectator's, alone).")
 replay_page = _page("/games/{game_id:str}/replay", "replay", "The replay viewer of a game.")
 
@@ -189,6 +191,7 @@ PAGE_ROUTES = [
     audit_page,
     settings_page,
     rules_page,
+    ratings_page,
     play_page,
     replay_page,
     static_file,

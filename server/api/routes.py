@@ -34,6 +34,7 @@ from server.api.history import HistoryRoutes
 from server.api.mail_links import MailLinkRoutes
 from server.api.params import BEARER, OPTIONAL_BEARER, PLAYER, Include, PlayerId, Svc
 from server.api.push import PushRoutes, push_key
+from server.api.ratings import ratings
 from server.api.reading import provide_player, provide_viewer
 from server.api.rematch import RematchRoutes
 from server.api.talk import TalkRoutes
@@ -76,8 +77,8 @@ class PlayerRoutes(Controller):
 
     @get("/{player_id:str}", operation_id="getPlayer", responses=error_responses(400, 404))
     async def get_player(self, player_id: FromPath[str], services: Svc) -> answers.PlayerInfo:
-        """A player's public face: id and name."""
-        return await services.accounts.player(player_id)
+        """A player's public face: id, name and rating."""
+        return await services.ratings.of(await services.accounts.player(player_id))
 
 
 class GameRoutes(Controller):
@@ -297,5 +298,5 @@ async def healthz(services: Svc) -> answers.Health:
 
 ROUTES: list[ControllerRouterHandler] = [
     PlayerRoutes, GameRoutes, HistoryRoutes, BrowserRoutes, TalkRoutes, RematchRoutes, MeRoutes,
-    MailLinkRoutes, PushRoutes, push_key, lobby, healthz,
+    MailLinkRoutes, PushRoutes, push_key, lobby, ratings, healthz,
 ]  # fmt: skip

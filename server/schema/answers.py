@@ -21,6 +21,11 @@ class PlayerCreated(msgspec.Struct, frozen=True):
 class PlayerInfo(msgspec.Struct, frozen=True):
     player_id: str
     name: str
+    rating: int | None = None
+    """Their rating (docs/api.md, "Ratings"); null until a game of theirs was rated."""
+    provisional: bool = True
+    """Fewer than 5 rated games."""
+    rated_games: int = 0
 
 
 class CreatedGame(msgspec.Struct, frozen=True):
@@ -126,6 +131,9 @@ class LobbyGame(msgspec.Struct, frozen=True):
     version: int
     names: tuple[str, ...] = ()
     """The names of the `joined` players, in the same order (its creator first)."""
+    ratings: tuple[int | None, ...] = ()
+    """The rating of each of the `joined` players, in the same order (null: not rated yet;
+    docs/api.md, "Ratings")."""
 
 
 # A game in the caller's list (`/api/me/games`): its inbox entry as the workers keep it
@@ -204,3 +212,27 @@ class VacationInfo(msgspec.Struct, frozen=True):
 class Health(msgspec.Struct, frozen=True):
     status: str
     redis: str
+
+
+class RatedPlayer(msgspec.Struct, frozen=True):
+    """A player's (or a bot level's) rating: `rating` is the number shown, 1000 + 40 * (mu -
+    3 * sigma), rounded (docs/api.md, "Ratings")."""
+
+    place: int
+    """Its place in the list (1: the highest rating; equal ratings share a place)."""
+    player_id: str
+    """A player's id, or `bot:<level>` for a level of the server's bots."""
+    name: str
+    rating: int
+    provisional: bool
+    """Fewer than 5 rated games: the figure may still move a lot."""
+    games: int
+    mu: float
+    sigma: float
+
+
+class RatingList(msgspec.Struct, frozen=True):
+    total: int
+    """How many are rated in all."""
+    offset: int
+    ratings: tuple[RatedPlayer, ...]

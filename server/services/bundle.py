@@ -21,6 +21,7 @@ from server.services.listings import ListingService
 from server.services.notifications import NotificationService
 from server.services.previews import PreviewService
 from server.services.push_devices import PushDeviceService
+from server.services.ratings import RatingService
 from server.services.rematch import RematchService
 from server.services.stream_tickets import StreamTicketService
 from server.services.talk import TalkService
@@ -48,6 +49,7 @@ class Services(NamedTuple):
     signer: Signer
     push: PushDeviceService
     rematch: RematchService
+    ratings: RatingService
 
 
 def build_services(
@@ -82,13 +84,16 @@ def build_services(
         devices=push,
     )  # fmt: skip
     handovers = HandoverService(store, path, enqueue or _no_workers)
-    listings = ListingService(store, path, keys, clock=clock, clocks=games.timing.clocks)
+    ratings = RatingService(store, keys)
+    listings = ListingService(
+        store, path, keys, clock=clock, clocks=games.timing.clocks, ratings=ratings.shown_for
+    )
     vacations = VacationService(store, keys, away or _no_clocks, clock=clock)
     talk = TalkService(games, accounts)
     return Services(
         accounts, games, HistoryService(games), listings, notifications, handovers, vacations, talk,
         PreviewService(games), StreamTicketService(games), signer, push,
-        RematchService(games, accounts),
+        RematchService(games, accounts), ratings,
     )  # fmt: skip
 
 

@@ -10,7 +10,7 @@ that filled while the lobby was not told. Readers skip those; the workers take t
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 
 import msgspec
@@ -27,6 +27,8 @@ from store.errors import GameNotFound
 
 Clocks = Callable[[str, State], Awaitable[list[tuple[int, ClockView]]]]
 """A game's clocks after each append (`server.services.clocks.GameClocks.clocks`)."""
+Ratings = Callable[[Sequence[str]], Awaitable[tuple[int | None, ...]]]
+"""The rating shown for each of some players (`server.services.ratings.RatingService`)."""
 
 
 class ListingService:
@@ -38,12 +40,14 @@ class ListingService:
         *,
         clock: Clock = system_clock,
         clocks: Clocks | None = None,
+        ratings: Ratings | None = None,
     ) -> None:
         self.store = store
         self.path = path
         self.keys = keys
         self.clock = clock
         self.clocks = clocks
+        self.ratings = ratings
 
     async def _listed(self, game_id: str) -> State | None:
         """A listed game's state; None for a game listed before a creation that failed."""
@@ -59,10 +63,11 @@ class ListingService:
             state = await self._listed(game_id)
             if state is not None and state.phase == "waiting":
                 board = state.board
+                rated = await self.ratings(state.players) if self.ratings is not None else ()
                 games.append(
                     answers.LobbyGame(
                         game_id, board.edition, board.seats, board.modules, state.players,
-                        state.version, state.names,
+                        state.version, state.names, rated,
                     )
                 )  # fmt: skip
         return games

@@ -14,6 +14,7 @@ export function frame(title) {
   const nav = h("nav", { class: "top", "aria-label": "Site" },
     h("a", { href: "/", class: "brand" }, "Patrician"),
     h("a", { href: "/" }, "Lobby"),
+    h("a", { href: "/ratings" }, "Ratings"),
     h("a", { href: "/audit" }, "Audit a game"),
     mine ? h("a", { href: "/settings" }, "Settings") : null,
     h("span", { class: "who" }, mine ? `Signed in as ${mine.name || "a player"}` : "Not signed in"),

@@ -191,7 +191,15 @@ function openGames(games) {
   if (!games.length) return h("p", { class: "hint" }, "No table is waiting for players.");
   return h("ul", { class: "games" }, games.map((game) => h("li", { dataset: { game: game.game_id } },
     h("a", { href: `/games/${game.game_id}` }, gameTitle(game)),
-    h("p", { class: "hint" }, `${game.joined.length} of ${game.seats} players at the table`))));
+    h("p", { class: "hint" }, `${game.joined.length} of ${game.seats} players at the table: `,
+      listOf(game.joined.map((_id, index) => ratedName(game, index)))))));
+}
+
+// A player at an open table with their rating, so that one can choose whom to play.
+function ratedName(game, index) {
+  const name = (game.names || [])[index] || "a player";
+  const rating = (game.ratings || [])[index];
+  return `${name} (${rating === null || rating === undefined ? "not rated yet" : rating})`;
 }
 
 function deviceLink(mine) {

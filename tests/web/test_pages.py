@@ -65,6 +65,7 @@ PAGES: list[tuple[str, str]] = [
     ("audit", "/audit#game={finished}"),
     ("settings", "/settings"),
     ("rules", "/rules"),
+    ("ratings", "/ratings"),
 ]
 
 
@@ -89,6 +90,7 @@ def test_every_page_draws_cleanly_at_phone_and_desktop_size(
         "audit": "every check passed",
         "settings": "How you are told",
         "rules": "The rules in short",
+        "ratings": "rated, from place",
     }.get(name)
     if ready:
         page.page.get_by_text(ready).first.wait_for()

@@ -82,6 +82,7 @@ def test_the_steps_follow_an_append_in_their_order_the_webhooks_last() -> None:
         "name_notices",
         "write_inboxes",
         "set_timers",
+        "rate_finished_game",
         "play_bot_seat",
         "send_first_webhooks",
     ]

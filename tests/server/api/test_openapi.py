@@ -76,6 +76,9 @@ def test_the_errors_the_server_sends_are_documented_for_their_operation(
         ("POST", f"{base}/leave", "/api/games/{game_id}/leave", 409),
         ("POST", f"{base}/cancel", "/api/games/{game_id}/cancel", 401),
         ("GET", "/api/me/games", "/api/me/games", 401),
+        ("GET", "/api/ratings?limit=0", "/api/ratings", 400),
+        ("GET", "/api/ratings?offset=-1", "/api/ratings", 400),
+        ("GET", "/api/ratings?limit=x", "/api/ratings", 400),
     ]
     for method, url, template, status in cases:
         headers = mary.auth if url.endswith("/leave") else {}

@@ -31,7 +31,10 @@ def _create(api: Api, player: Player, **body: object) -> tuple[int, dict[str, ob
 def test_a_name_is_trimmed_and_kept_as_others_will_read_it(api: Api, name: str, kept: str) -> None:
     created = api.ok(api.request("POST", "/api/players", json={"name": name}), 201)
     found = api.ok(api.request("GET", f"/api/players/{created['player_id']}"))
-    assert found == {"player_id": created["player_id"], "name": kept}
+    assert found == {
+        "player_id": created["player_id"], "name": kept, "rating": None, "provisional": True,
+        "rated_games": 0,
+    }  # fmt: skip
 
 
 @pytest.mark.parametrize(

@@ -356,7 +356,7 @@ def test_the_inboxes_on_a_cluster_are_rebuilt_from_every_masters_games(
 
 def _rebuilt(said: str) -> tuple[int, int]:
     """The counts of `rebuilt the inboxes of P players from G games`: (G, P)."""
-    words = said.split()
+    words = said.splitlines()[0].split()
     return int(words[-2]), int(words[4])
 
 
