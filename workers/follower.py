@@ -7,6 +7,10 @@ follower and stays pending until that follower acknowledges it, which it does on
 notice's follow-up succeeded. A follow-up that fails leaves its notice pending: the follower
 tries it again after 1, 2, 5, 15 s (`XCLAIM`, which counts the delivery), and holds back the
 later notices of that game in the batch with it, so that a game's follow-ups run in order. A
+follow-up that finds Redis out of reach (down, or loading its data after a restart) is not
+the notice's failure: the follower stops the batch there, keeps that notice and the rest of
+the batch to try again the moment Redis answers (`RedisOutOfReach`: the follower's loop
+waits for it, `workers.runner`), without counting a failure. A
 follower that dies leaves its notices pending: any other takes them over once they have been
 idle `claim_idle_ms` (`XAUTOCLAIM`). A notice delivered more than `max_deliveries` times goes
 to the dead-letter feed, counted by `health`. Acknowledged notices are trimmed from the feeds
@@ -31,6 +35,7 @@ from typing import Any, NamedTuple
 
 import msgspec
 import structlog
+from redis import exceptions as redis_errors
 from redis.exceptions import ResponseError
 
 from store import tracing
@@ -56,6 +61,18 @@ CLUSTER_POLL_SECONDS = 0.05
 on feeds of several slots at once): a notice waits that much longer at most."""
 
 Entry = tuple[bytes, dict[bytes, bytes]]
+_GONE = (redis_errors.ConnectionError, redis_errors.TimeoutError, redis_errors.BusyLoadingError)
+
+
+class RedisOutOfReach(Exception):
+    """A follow-up found Redis out of reach: the batch stopped there, its notices kept to be
+    tried again once Redis answers."""
+
+
+def out_of_reach(error: BaseException) -> bool:
+    """Whether an error says that Redis could not be reached or is loading its data (raised
+    by redis-py, or by the store, which translates it, `store.errors.StoreUnavailable`)."""
+    return isinstance(error, (RedisOutOfReach, *_GONE)) or isinstance(error.__cause__, _GONE)
 
 
 class _Later(NamedTuple):
@@ -198,8 +215,15 @@ class Follower:
         began = time.perf_counter()
         handled = failed = held = 0
         requests: list[str] = []
-        for feed, entries in batch:
-            done, failing, holding = self._follow(feed, entries, requests)
+        feeds = list(batch)
+        for number, (feed, entries) in enumerate(feeds):
+            try:
+                done, failing, holding = self._follow(feed, entries, requests)
+            except RedisOutOfReach:
+                for later_feed, later_entries in feeds[number + 1 :]:  # kept, not counted
+                    for entry_id, fields in later_entries:
+                        self._keep(later_feed, entry_id, fields)
+                raise
             if done:
                 self.client.xack(feed, GROUP, *done)
             handled += len(done)
@@ -223,6 +247,7 @@ class Follower:
         followed or failed added to `requests`."""
         done: list[bytes] = []
         failed = held = 0
+        entries = list(entries)
         for entry_id, fields in entries:
             game = fields.get(b"g", b"").decode(errors="replace")
             if self._behind(feed, entry_id, game):  # a failed notice of its game comes first
@@ -239,7 +264,11 @@ class Follower:
                         self.follow(notice)
                 finally:
                     tracing.current.reset(token)
-            except Exception:
+            except Exception as error:
+                if out_of_reach(error):  # not the notice's failure: Redis is away
+                    for kept_id, kept_fields in entries:  # none acknowledged yet: all kept
+                        self._keep(feed, kept_id, kept_fields)
+                    raise RedisOutOfReach(str(error)) from error
                 log.exception("a follow-up failed; its notice stays pending", game_id=game,
                               entry_id=_text(entry_id))  # fmt: skip
                 failed += 1
@@ -255,6 +284,12 @@ class Follower:
             later.game == game and key[0] == feed and _order(key[1]) < _order(entry_id)
             for key, later in self.later.items()
         )
+
+    def _keep(self, feed: str, entry_id: bytes, fields: dict[bytes, bytes]) -> None:
+        """Keep a notice to try again as soon as Redis answers, its failures as they were."""
+        game = fields.get(b"g", b"").decode(errors="replace")
+        before = self.later.get((feed, entry_id))
+        self.later[feed, entry_id] = _Later(self.clock(), before.failures if before else 0, game)
 
     def _put_off(self, feed: str, entry_id: bytes, game: str, *, failed: bool) -> None:
         """Keep a notice to try again later: after its last failure's wait, or (held back

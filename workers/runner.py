@@ -23,7 +23,7 @@ from workers.archiving import ArchiveLoop, archive_after_seconds
 from workers.context import WorkerContext, configure
 from workers.deadlines import fire_due
 from workers.follow_up import follow
-from workers.follower import Follower
+from workers.follower import Follower, out_of_reach
 from workers.rq_workers import (
     MAINTENANCE_SECONDS,
     WORKER_TTL_SECONDS,
@@ -81,11 +81,29 @@ class FollowerLoop(Loop):
                     self.follower.reclaim()
                     self.follower.trim()
                     swept = time.monotonic()
-            except Exception:
+            except Exception as error:
                 if self.stopped.is_set():  # stopping with its Redis (a whole stack stops)
                     return
+                if out_of_reach(error):
+                    self._wait_for_redis()
+                    continue
                 log.exception("the follower failed a step; it goes on")
                 self.stopped.wait(1.0)
+
+    def _wait_for_redis(self) -> None:
+        """Redis is out of reach: ask it every `REDIS_POLL_SECONDS` until it answers (and has
+        loaded its data), so that the notices kept meanwhile are followed the moment it is
+        back, not seconds later."""
+        began = time.monotonic()
+        log.warning("Redis is out of reach; the follower waits for it")
+        while not self.stopped.wait(REDIS_POLL_SECONDS):
+            try:
+                self.follower.client.ping()
+            except Exception as error:
+                if out_of_reach(error):
+                    continue
+            log.info("Redis answers again", seconds=round(time.monotonic() - began, 2))
+            return
 
 
 class TimerLoop(Loop):
@@ -110,6 +128,8 @@ ROLES = ("all", "jobs", "follower")
 worker, the scheduling of the jobs put off and the timers) or the `follower` alone, so that
 a stack runs its followers beside one job worker (deploy/Procfile) and a drill can kill
 either on its own."""
+REDIS_POLL_SECONDS = 0.1
+"""How often a follower whose Redis is out of reach asks whether it is back."""
 REDIS_WAIT_SECONDS = 30.0
 """How long a worker started before its Redis (a whole stack starting at once, a machine
 booting) waits for it to answer before it gives up."""

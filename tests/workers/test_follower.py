@@ -17,9 +17,10 @@ import redis
 
 from store import tracing
 from store.client import EventStore
+from store.errors import StoreUnavailable
 from store.stored import AppendMeta, OutboxEntry
 from tests.server.live import REDIS_URL, delete_prefix
-from workers.follower import GROUP, Follower
+from workers.follower import GROUP, Follower, RedisOutOfReach, out_of_reach
 
 E = b'{"type":"a"}'
 
@@ -133,6 +134,44 @@ def test_a_failed_follow_up_stays_pending_holds_its_games_later_notices_and_runs
     follower.step()
     assert followed.versions("g1") == [2, 2, 2, 3], "then both, in their order"
     assert follower.health().pending == 0 and follower.health().dead == 0
+
+
+class Outage:
+    """A fake follow-up that finds Redis out of reach (as the store says it: its error
+    translated, redis-py's as the cause) for the next `left` notices it is given."""
+
+    def __init__(self, left: int) -> None:
+        self.left = left
+        self.followed = Followed()
+
+    def __call__(self, notice: OutboxEntry) -> str:
+        if self.left:
+            self.left -= 1
+            try:
+                raise redis.exceptions.ConnectionError("Connection refused")
+            except redis.exceptions.ConnectionError as error:
+                raise StoreUnavailable("ConnectionError: Connection refused") from error
+        return self.followed(notice)
+
+
+def test_a_follow_up_that_finds_redis_away_runs_again_the_moment_it_answers_uncounted(
+    client: Any, prefix: str
+) -> None:
+    """Redis out of reach is not the notice's failure: the batch stops there, no other
+    notice is tried against a dead Redis, and the kept ones run again at once (not after the
+    1, 2, 5 s of a failed follow-up), in their order, without counting towards the dead
+    letters."""
+    _appends(client, prefix, 3)
+    outage, clock = Outage(left=1), Clock()
+    follower = _follower(client, prefix, "one", outage, clock=clock, max_deliveries=2)
+    with pytest.raises(RedisOutOfReach):
+        follower.step()
+    assert outage.followed.seen == [], "nothing tried after the first found Redis away"
+    assert follower.health().pending == 6
+    follower.step()  # Redis answers again: no time has passed
+    assert all(outage.followed.versions(f"g{n}") == [2, 3] for n in range(3)), "all, in order"
+    assert follower.health().pending == 0 and follower.health().dead == 0
+    assert out_of_reach(StoreUnavailable("x")) is False, "an error of Redis's answer is not"
 
 
 def test_a_notice_whose_follow_up_keeps_failing_goes_to_the_dead_letters(
