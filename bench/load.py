@@ -115,6 +115,9 @@ def main(argv: list[str] | None = None) -> int:
         help="mean seconds a player waits before each turn it is told of (0: a closed load)",
     )  # fmt: skip
     parser.add_argument(
+        "--keep", action="store_true", help="keep the logs and data of a run that passed"
+    )
+    parser.add_argument(
         "--ramp", type=float, default=0.0,
         help="seconds over which the games are set up, evenly (0: all at once)",
     )  # fmt: skip
@@ -131,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
         return status
     finally:
         stack.stop()
-        if status == 0:
+        if status == 0 and not args.keep:
             shutil.rmtree(directory, ignore_errors=True)
         else:
             print(f"the logs, data and samples of this run are kept in {directory}")
