@@ -41,7 +41,7 @@ def _env() -> dict[str, str]:
 
 
 def _lines() -> dict[str, str]:
-    """The Procfile's lines by kind (follower-1 and follower-2 are two of the kind follower)."""
+    """The Procfile's lines by kind (follower-1 to follower-4 are four of the kind follower)."""
     processes: dict[str, str] = parse_procfile((DEPLOY / "Procfile").read_text()).processes
     kinds: dict[str, str] = {}
     for name, command in processes.items():
@@ -98,7 +98,7 @@ def test_the_stack_settings_name_one_redis() -> None:
     assert settings["PATRICIAN_REDIS_PORT"] != "6379", "not the machine's shared Redis"
     assert settings["PATRICIAN_PUBLIC_URL"].endswith(":" + settings["PATRICIAN_API_PORT"])
     assert set(_lines()) == {"redis", "api", "follower", "worker"}
-    assert (_count("follower"), settings["PATRICIAN_API_PROCESSES"]) == (2, "2")
+    assert (_count("follower"), settings["PATRICIAN_API_PROCESSES"]) == (4, "2")
 
 
 @pytest.mark.parametrize("kind", ["redis", "api", "follower", "worker"])

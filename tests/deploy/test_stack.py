@@ -1,5 +1,5 @@
 """`make up` for real: the whole stack of deploy/Procfile (Redis with deploy/redis.conf, two
-API processes, two followers and a job worker, under honcho) in a temporary copy of its
+API processes, four followers and a job worker, under honcho) in a temporary copy of its
 settings; a person plays a game against a bot through the API, and its record audits with
 `patrician audit`; `make down` leaves nothing behind. And the backup of docs/operations.md:
 the AOF folder of the running Redis copied, a new `redis-server` started on the copy, a
@@ -48,6 +48,8 @@ def _up(stack: Stack) -> None:
         "api.1",
         "follower-1.1",
         "follower-2.1",
+        "follower-3.1",
+        "follower-4.1",
         "redis.1",
         "worker.1",
     ]
