@@ -57,20 +57,25 @@ class ListingService:
             return None
 
     async def lobby(self, limit: int = 100) -> list[answers.LobbyGame]:
-        """The tables waiting for players, oldest first."""
-        games = []
+        """The tables waiting for players, oldest first, with their players' ratings (read
+        for every table at once)."""
+        waiting = []
         for game_id, _listed in await self.store.run(accounts.lobby_op(self.keys, limit)):
             state = await self._listed(game_id)
             if state is not None and state.phase == "waiting":
-                board = state.board
-                rated = await self.ratings(state.players) if self.ratings is not None else ()
-                games.append(
-                    answers.LobbyGame(
-                        game_id, board.edition, board.seats, board.modules, state.players,
-                        state.version, state.names, rated,
-                    )
-                )  # fmt: skip
-        return games
+                waiting.append((game_id, state))
+        everyone = [player for _game_id, state in waiting for player in state.players]
+        rated: dict[str, int | None] = {}
+        if self.ratings is not None:
+            rated = dict(zip(everyone, await self.ratings(everyone), strict=True))
+        return [
+            answers.LobbyGame(
+                game_id, state.board.edition, state.board.seats, state.board.modules,
+                state.players, state.version, state.names,
+                tuple(rated.get(player) for player in state.players) if rated else (),
+            )
+            for game_id, state in waiting
+        ]  # fmt: skip
 
     async def my_games(self, player: str) -> list[answers.MyGame]:
         """The player's games: those awaiting their decision first, then by the soonest
