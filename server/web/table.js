@@ -3,19 +3,8 @@
 // leaving or calling the game off.
 
 import { h, status, fragment } from "./dom.js";
-import { get, post, session, refusalText } from "./api.js";
-
-// Each player's rating, read once a page (`GET /api/players/{id}`): whom you would join.
-const ratings = new Map();
-
-function ratingOf(playerId) {
-  const shown = h("span", { class: "hint rating" });
-  if (!ratings.has(playerId)) ratings.set(playerId, get(`/api/players/${encodeURIComponent(playerId)}`, { anonymous: true }).catch(() => null));
-  ratings.get(playerId).then((player) => {
-    if (player) shown.textContent = player.rating === null ? " (not rated yet)" : ` (rating ${player.rating}${player.provisional ? ", provisional" : ""})`;
-  });
-  return shown;
-}
+import { post, session, refusalText } from "./api.js";
+import { ratingOf } from "./rating.js";
 
 export function joinPanel(view, gameId, refresh) {
   if (!view || view.phase !== "waiting") return null;
@@ -38,7 +27,7 @@ export function joinPanel(view, gameId, refresh) {
   return h("section", { class: "waiting", "aria-label": "The table" },
     h("h2", {}, `The table: ${view.joined.length} of ${view.seats} players`),
     h("p", { class: "hint" }, "Seats are drawn when the table is full: who plays first is left to chance."),
-    h("ul", {}, view.names.map((name, index) => h("li", {}, name, ratingOf(view.joined[index])))),
+    h("ul", {}, view.names.map((name, index) => h("li", {}, name, ratingOf(view.joined[index], "not rated yet")))),
     link ? h("p", {}, "Invite others with this link: ", h("input", { class: "invite", readonly: true, value: link, "aria-label": "Invite link", onfocus: (e) => e.target.select() }),
       " ", h("button", { type: "button", onclick: () => navigator.clipboard && navigator.clipboard.writeText(link) }, "Copy")) : null,
     !mine ? h("p", {}, h("a", { href: `/#next=${encodeURIComponent(location.pathname + location.hash)}` }, "Sign in"), " to take a seat.") : null,

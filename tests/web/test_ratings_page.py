@@ -1,8 +1,8 @@
 """The rating list (/ratings) and ratings beside names: once a game ends, its players are on
 the list, highest first, each with their rating, games and how much it may still move, the
-signed-in player marked; an open table shows each player's rating beside their name, in the
-lobby and on the table an invite leads to. At a phone's size and a desktop's, clean (axe-core,
-no sideways scrolling)."""
+signed-in player marked; the game's seats table shows each rating too, and an open table
+shows each player's rating beside their name, in the lobby and on the table an invite leads
+to. At a phone's size and a desktop's, clean (axe-core, no sideways scrolling)."""
 
 from __future__ import annotations
 
@@ -69,6 +69,14 @@ def test_a_finished_games_players_are_on_the_rating_list_the_reader_marked(
     assert not_blank(png)
     assert page.no_sideways_scroll(), f"the rating list scrolls sideways at {size}"
     assert page.axe() == [], f"axe found serious violations on the rating list at {size}"
+
+    page.page.goto(f"/games/{rated.game_id}")  # the seats table: each rating, compact
+    seat = page.page.locator("table.seats tr.me th")
+    shown = seat.locator("span.rating")
+    shown.filter(has_text=str(row["rating"])).wait_for()
+    assert shown.get_attribute("title") == f"Rating {row['rating']}, provisional"
+    assert f"{me.name} (you) {row['rating']}" in seat.inner_text()
+    assert page.no_sideways_scroll(), f"the play page scrolls sideways at {size}"
 
 
 def test_an_open_table_shows_each_players_rating_in_the_lobby_and_at_the_invite(
