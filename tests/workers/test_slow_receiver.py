@@ -63,7 +63,11 @@ def test_a_receiver_that_hangs_holds_the_others_up_only_for_the_first_attempts_b
         first = [d for d in log if d["webhook_id"] == held_id]
         assert first and first[0]["status"] == "failed", log
         sink.release()
-        copies = sink.wait(held_path, 2, timeout=60)  # the delivery job, 10 s later
-        assert copies[0]["type"] == copies[1]["type"] == "game.started"
-        assert sink.ids[held_path][:2] == [held_id, held_id], "one webhook-id for both"
+        # the delivery job, 10 s later (the holder's own turn.started, if theirs is the first
+        # turn, may come between: another notification, with an id of its own)
+        twice = sink.until(lambda: sink.ids[held_path].count(held_id) >= 2, 60)
+        assert twice, f"the held notification came again: {sink.ids[held_path]}"
+        copies = [m for m, i in zip(sink.received[held_path], sink.ids[held_path], strict=True)
+                  if i == held_id]  # fmt: skip
+        assert [copy["type"] for copy in copies] == ["game.started", "game.started"]
         assert sink.bad_signatures == 0
