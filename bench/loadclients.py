@@ -200,11 +200,16 @@ class Clients:
                     break
                 commands.append(self.rng.choice(seen["view"]["legal_commands"]))
             board = await self._send(game, player, board["version"], commands, progress)
+            if board is None:
+                return  # others moved after these commands: a later turn is told of
 
     async def _send(
         self, game: Game, player: Player, version: int, commands: list[Any], progress: Any
-    ) -> Any:
-        """Send the commands; the board after them, which the answer carries (asked for)."""
+    ) -> Any | None:
+        """Send the commands; the board after them, which the answer carries (asked for), or
+        None when it shows the game moved on past them already (a bot's turn appended
+        meanwhile): the player's next decision then comes with its own notification, which
+        the server sends only if the turn is still to play when it follows that append."""
         command_id = uuid.uuid4().hex
         body = {"expected_version": version, "command_id": command_id, "commands": commands}
         started = time.perf_counter()
@@ -216,7 +221,8 @@ class Clients:
         game.acknowledged[command_id] = commands
         with progress.get_lock():
             progress.value += len(commands)
-        return accepted["board"]
+        board = accepted["board"]
+        return board if board["version"] == accepted["version"] else None
 
 
 def _mine(board: Any) -> bool:
