@@ -17,7 +17,7 @@ Every key carries the hash tag `{ratings}`: the script's keys share one Redis Cl
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import msgspec
 
@@ -89,24 +89,17 @@ class Reading(NamedTuple):
 
 def reading_op(keys: RatingKeys, game: RatedGame) -> Op[Reading]:
     """What rating `game` depends on, and the revision it was read at."""
-    revision, rated, members = yield from _gathered(
-        Call("get", (keys.revision,)),
-        Call("hexists", (keys.games, game.game_id)),
-        Call("zrangebylex", (keys.order, f"({order_member(game.ended, game.game_id)}", "+")),
-    )
+    revision = yield Call("get", (keys.revision,))
+    rated = yield Call("hexists", (keys.games, game.game_id))
     later: tuple[RatedGame, ...] = ()
-    if members and not rated:
-        ids = [reply_text(member).rsplit("|", 1)[1] for member in members]
-        found = yield Call("hmget", (keys.games, *ids))
-        later = tuple(_GAME.decode(value) for value in found if value is not None)
+    if not rated:
+        after = f"({order_member(game.ended, game.game_id)}"
+        members = yield Call("zrangebylex", (keys.order, after, "+"))
+        if members:
+            ids = [reply_text(member).rsplit("|", 1)[1] for member in members]
+            found = yield Call("hmget", (keys.games, *ids))
+            later = tuple(_GAME.decode(value) for value in found if value is not None)
     return Reading(reply_text(revision or b""), bool(rated), later)
-
-
-def _gathered(*calls: Call) -> Op[list[Any]]:
-    replies: list[Any] = []
-    for call in calls:
-        replies.append((yield call))
-    return replies
 
 
 def ratings_op(keys: RatingKeys, rated: Iterable[str]) -> Op[dict[str, Rating]]:
@@ -149,18 +142,6 @@ def list_op(
     page = [(reply_text(name), int(score)) for name, score in found]
     above = (yield Call("zcount", (keys.shown, f"({page[0][1]}", "+inf"))) if page else 0
     return int(total), int(above), page
-
-
-def games_op(keys: RatingKeys, game_ids: Sequence[str]) -> Op[dict[str, RatedGame]]:
-    """The records of these games, those that were rated."""
-    if not game_ids:
-        return {}
-    found = yield Call("hmget", (keys.games, *game_ids))
-    return {
-        game_id: _GAME.decode(value)
-        for game_id, value in zip(game_ids, found, strict=True)
-        if value is not None
-    }
 
 
 def clear_op(keys: RatingKeys) -> Op[None]:

@@ -3,6 +3,7 @@ of finished games keep (`workers.ratings`, `store.ratings`); reading only."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 
 import msgspec
@@ -26,9 +27,12 @@ class RatingService:
         total, above, listed = await self.store.run(list_op(self.ratings, offset, limit))
         names = [name for name, _shown in listed]
         found = await self.store.run(ratings_op(self.ratings, names))
-        people = await self.store.run(
-            accounts.players_op(self.keys, [n for n in names if not n.startswith(BOT_PREFIX)])
-        )
+        people: dict[str, accounts.Player] = {}
+        for found_one in await asyncio.gather(  # at once: one round trip, not one a row
+            *(self.store.run(accounts.players_op(self.keys, [name])) for name in names
+              if not name.startswith(BOT_PREFIX))
+        ):  # fmt: skip
+            people.update(found_one)
         rows = []
         for number, (name, figure) in enumerate(listed):
             if number and figure < listed[number - 1][1]:

@@ -2,12 +2,15 @@
 it is sent (`tests.workers.mailbox.Inbox`), for the tests of e-mail; the embedded server whose
 workers send to loopback, and a push service that takes its tokens, for the tests of Web Push
 (a module may define its own `app` and `api`); and, for the tests under a fake clock, the
-webhook sink and the push service that do not check the time (it leaps)."""
+webhook sink and the push service that do not check the time (it leaps); and a server with
+one worker process on a Redis server of the test's own (`table`)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
+import httpx
 import pytest
 from aiosmtpd.controller import Controller
 from litestar import Litestar
@@ -20,6 +23,20 @@ from tests.server.live import build_app
 from tests.workers.mailbox import Inbox
 from tests.workers.push_service import PushService
 from tests.workers.sink import Sink
+from tests.workers.test_inbox import Table
+
+
+@pytest.fixture
+def table(tmp_path: Path) -> Iterator[tuple[Table, Api]]:
+    """`patrician serve` and one `patrician worker` on a Redis server of the test's own
+    (`tests.workers.test_inbox.Table`), and an API client of that server."""
+    running = Table(tmp_path)
+    try:
+        running.start()
+        with httpx.Client(base_url=running.server.url, timeout=30) as client:
+            yield running, Api(client)
+    finally:
+        running.stop()
 
 
 @pytest.fixture

@@ -8,11 +8,9 @@ import os
 import random
 import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 import redis
 
@@ -64,17 +62,6 @@ class Table:
 
     def commands(self) -> int:
         return sum(int(stat["calls"]) for stat in self.client.info("commandstats").values())
-
-
-@pytest.fixture
-def table(tmp_path: Path) -> Iterator[tuple[Table, Api]]:
-    running = Table(tmp_path)
-    try:
-        running.start()
-        with httpx.Client(base_url=running.server.url, timeout=30) as client:
-            yield running, Api(client)
-    finally:
-        running.stop()
 
 
 def _settled(table: Table, api: Api, players: list[Player], games: list[str]) -> None:

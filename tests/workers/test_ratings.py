@@ -8,12 +8,9 @@ import os
 import random
 import subprocess
 import time
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import fakeredis
-import httpx
 import msgspec
 import pytest
 
@@ -23,7 +20,7 @@ from store.client import EventStore
 from store.ratings import Place, RatedGame, Rating, RatingKeys, ratings_op
 from tests.server.client import Api, Player
 from tests.server.live import _patrician
-from tests.workers.test_inbox import PREFIX, Table
+from tests.workers.test_inbox import PREFIX
 from workers.ratings import rate_game
 
 
@@ -61,17 +58,6 @@ def test_a_game_followed_after_one_that_ended_later_is_rated_in_its_place() -> N
     assert client.zrange(out_of_order[1].order, 0, -1) == in_order[0].client.zrange(
         in_order[1].order, 0, -1
     )
-
-
-@pytest.fixture
-def table(tmp_path: Path) -> Iterator[tuple[Table, Api]]:
-    running = Table(tmp_path)
-    try:
-        running.start()
-        with httpx.Client(base_url=running.server.url, timeout=30) as client:
-            yield running, Api(client)
-    finally:
-        running.stop()
 
 
 def _play(api: Api, players: list[Player], rng: random.Random) -> tuple[GameEnded, list[str]]:
