@@ -147,3 +147,16 @@ def list_op(
 def clear_op(keys: RatingKeys) -> Op[None]:
     """Forget every rating (before they are all made again)."""
     yield Call("delete", tuple(keys))
+
+
+def rated_games_op(keys: RatingKeys, game_ids: Sequence[str]) -> Op[dict[str, RatedGame]]:
+    """The records of those of these games that were rated (a player's page reads its
+    rating history from them)."""
+    if not game_ids:
+        return {}
+    found = yield Call("hmget", (keys.games, *game_ids))
+    return {
+        game_id: _GAME.decode(value)
+        for game_id, value in zip(game_ids, found, strict=True)
+        if value is not None
+    }

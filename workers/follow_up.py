@@ -15,7 +15,8 @@ the steps after it), in this order:
 3. `set_timers`: the deadline and reminders of the turn that begins (`workers.deadlines`),
    none for a bot's turn (it plays at once);
 4. `rate_finished_game`: at the end of a game, its players' ratings (`workers.ratings`),
-   once;
+   once; `keep_reliability`: a turn the clock played during its player's quiet hours noted,
+   and at the end of a game its turns by seat kept (`workers.reliability`);
 5. `play_bot_seat`: the bot whose seat decides now plays, through the command path
    (`workers.bot_play`); its append has a follow-up of its own (a follower leaves a search
    bot's decision to a job, `workers.jobs.bot_turn`, rather than hold up other games);
@@ -63,6 +64,7 @@ from workers.game_clocks import clock_under
 from workers.inboxes import keep_inboxes
 from workers.job_ids import job_id
 from workers.ratings import finished_game, rate_game, rating_keys
+from workers.reliability import keep_game_turns, note_quiet_timeout
 from workers.retries import MOVED_RETRY
 from workers.telling import enqueue_notices
 from workers.webhooks import send_first
@@ -250,6 +252,22 @@ def rate_finished_game(context: WorkerContext, follow_up: FollowUp) -> FollowUp:
     return f
 
 
+def keep_reliability(context: WorkerContext, follow_up: FollowUp) -> FollowUp:
+    """The reliability record (`workers.reliability`): a turn the clock played noted if its
+    player's quiet hours held; at the end of a game, its turns by seat kept."""
+    f = follow_up
+    if f.timed_out and f.acted_by:
+        told = f.channels.get(f.acted_by)
+        quiet = told.quiet_hours if told is not None else None
+        note_quiet_timeout(
+            context, f.game_id, f.first_version, f.acted_by, quiet=quiet, when=f.since
+        )
+    if any(isinstance(event, GameEnded) for event in f.appended):
+        ended = f.since or context.store.run(last_change_op(context.path, f.game_id)) or ""
+        keep_game_turns(context, f.game_id, f.state, ended)
+    return f
+
+
 def play_bot_seat(context: WorkerContext, follow_up: FollowUp) -> FollowUp:
     """The bot whose seat decides now plays (its outcome is the follow-up's); a follower
     leaves a slow one to a job (`workers.jobs.bot_turn`)."""
@@ -280,6 +298,7 @@ STEPS: tuple[Step, ...] = (
     write_inboxes,
     set_timers,
     rate_finished_game,
+    keep_reliability,
     play_bot_seat,
     send_first_webhooks,
 )

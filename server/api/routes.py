@@ -33,6 +33,7 @@ from server.api.command_answers import command_answer, wants_board
 from server.api.history import HistoryRoutes
 from server.api.mail_links import MailLinkRoutes
 from server.api.params import BEARER, OPTIONAL_BEARER, PLAYER, Include, PlayerId, Svc
+from server.api.profiles import player_profile
 from server.api.push import PushRoutes, push_key
 from server.api.ratings import ratings
 from server.api.reading import provide_player, provide_viewer
@@ -298,5 +299,5 @@ async def healthz(services: Svc) -> answers.Health:
 
 ROUTES: list[ControllerRouterHandler] = [
     PlayerRoutes, GameRoutes, HistoryRoutes, BrowserRoutes, TalkRoutes, RematchRoutes, MeRoutes,
-    MailLinkRoutes, PushRoutes, push_key, lobby, ratings, healthz,
+    MailLinkRoutes, PushRoutes, push_key, lobby, ratings, healthz, player_profile,
 ]  # fmt: skip

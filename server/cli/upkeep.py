@@ -26,16 +26,19 @@ from server.cli.options import (
 def rebuild_projections_command(
     redis_url: str, queue_url: str | None, card_file: Path | None
 ) -> None:
-    """Make the projections the workers keep (every player's inbox, `/api/me/games`, and the
-    ratings) again from the games' event streams. Safe while the workers run: an append's
-    follow-up writes over a rebuilt entry only with a newer version, and rates a game once."""
+    """Make the projections the workers keep (every player's inbox, `/api/me/games`, the
+    ratings and the finished games' turns) again from the games' event streams. Safe while
+    the workers run: an append's follow-up writes over a rebuilt entry only with a newer
+    version, and rates a game once."""
     from workers.inboxes import rebuild_inboxes
     from workers.ratings import rebuild_ratings
+    from workers.reliability import rebuild_game_turns
 
     context = worker_context(redis_url, card_file, queue_url)
     games, players = rebuild_inboxes(context)
     click.echo(f"rebuilt the inboxes of {players} players from {games} games")
     click.echo(f"rebuilt the ratings from {rebuild_ratings(context)} rated games")
+    click.echo(f"rebuilt the turns of {rebuild_game_turns(context)} finished games")
 
 
 @click.command(name="move-handovers")

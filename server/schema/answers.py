@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import msgspec
 
-from domain.events import Edition, Event, Module
+from domain.events import Edition, Event, GameEnded, Module
 from domain.view import View
 from evidence.signatures import Receipt
 from store.inbox import InboxEntry
@@ -236,3 +236,108 @@ class RatingList(msgspec.Struct, frozen=True):
     """How many are rated in all."""
     offset: int
     ratings: tuple[RatedPlayer, ...]
+
+
+# --- a player's page (`GET /api/players/{id}/profile`, docs/api.md "A player's page") -------
+
+
+class ProfilePlayer(msgspec.Struct, frozen=True):
+    """A player at one of the games of a player's page."""
+
+    player_id: str
+    name: str
+    seat: int | None
+    """Their seat once the seats are drawn (null at a table that waits)."""
+    bot: str = ""
+    """The level of the server's bot that plays as this player (`greedy`...; "" a person)."""
+
+
+class Standing(msgspec.Struct, frozen=True):
+    """How a finished game went for the page's player."""
+
+    place: int
+    """1: first (a shared win ranks each winner first); the Architetto is not counted."""
+    of: int
+    """How many players."""
+    points: int
+    won: bool
+
+
+class ProfileGame(msgspec.Struct, frozen=True):
+    """One game of the page's player: only what anyone may see of it (no live score)."""
+
+    game_id: str
+    phase: str
+    """`waiting` (an open table), `playing` or `over`."""
+    edition: Edition
+    seats: int
+    modules: tuple[Module, ...]
+    seat: int | None
+    """The page's player's seat (null before the seats are drawn)."""
+    players: tuple[ProfilePlayer, ...]
+    """Everyone at the game, the page's player too: in seat order once the seats are drawn,
+    else in the order they joined."""
+    since: str | None
+    """When the game last changed (UTC, ISO 8601): its last append."""
+    ended: str | None
+    """When it ended (null but once it is over)."""
+    standing: Standing | None
+    """The page's player's place, points and win, once the game is over (null before)."""
+    result: GameEnded | None
+    """The final scores and winners, as the event `game_ended` (null before the end)."""
+
+
+class RatingPoint(msgspec.Struct, frozen=True):
+    """The player's rating after one rated game."""
+
+    game_id: str
+    ended: str
+    rating: int
+    """The rating shown after it."""
+    change: int
+    """What the game did to the shown rating."""
+    games: int
+    """Their rated games by then."""
+
+
+class ReliabilityRecord(msgspec.Struct, frozen=True):
+    """Turns that timed out over the player's last `window` games at most (docs/api.md, "A
+    player's page": what counts as a turn, and why a vacation or quiet hours count as on
+    time)."""
+
+    window: int
+    """How many games it looks back over at most (100)."""
+    games: int
+    """The games it looked at: the player's latest in play or finished."""
+    turns: int
+    """Their turns in those games, each counted once over."""
+    timed_out: int
+    """Turns the clock played when their deadline passed."""
+    per_100: float | None
+    """`timed_out` per 100 `turns`, to one decimal; null while there is no turn."""
+    excused: int
+    """Turns the clock played during the player's vacation or quiet hours: on time."""
+    handed_over: int
+    """Turns a bot played after the player handed the seat over: in no count above."""
+
+
+class PlayerProfile(msgspec.Struct, frozen=True):
+    """A player's page: their rating and its history, their reliability record and their
+    games (latest first, a page at a time)."""
+
+    player_id: str
+    name: str
+    bot: str
+    """The level of the server's bot that plays as this player ("" a person)."""
+    rating: int | None
+    """As `GET /api/players/{id}` shows it (null: never rated)."""
+    provisional: bool
+    rated_games: int
+    rating_history: tuple[RatingPoint, ...]
+    """After each rated game, oldest first (the last 500 at most)."""
+    reliability: ReliabilityRecord
+    total: int
+    """How many games the player has (open tables, in play and over; none called off)."""
+    offset: int
+    games: tuple[ProfileGame, ...]
+    """From the latest change down, from `offset` on."""

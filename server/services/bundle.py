@@ -20,6 +20,7 @@ from server.services.history import HistoryService
 from server.services.listings import ListingService
 from server.services.notifications import NotificationService
 from server.services.previews import PreviewService
+from server.services.profiles import ProfileService
 from server.services.push_devices import PushDeviceService
 from server.services.ratings import RatingService
 from server.services.rematch import RematchService
@@ -50,6 +51,7 @@ class Services(NamedTuple):
     push: PushDeviceService
     rematch: RematchService
     ratings: RatingService
+    profiles: ProfileService
 
 
 def build_services(
@@ -94,6 +96,7 @@ def build_services(
         accounts, games, HistoryService(games), listings, notifications, handovers, vacations, talk,
         PreviewService(games), StreamTicketService(games), signer, push,
         RematchService(games, accounts), ratings,
+        ProfileService(store, path, keys, listings, ratings),
     )  # fmt: skip
 
 

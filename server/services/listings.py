@@ -82,10 +82,17 @@ class ListingService:
         deadline, then the longest waiting. Read from the inbox the workers keep (with the
         player's list, in one round trip); a listed game the workers have not come to yet
         (it was made a moment ago) is read from its stream."""
-        prefix = self.keys.prefix
+        entries = await self.entries_of(player)
+        now = self.clock()
+        entries.sort(key=lambda entry: inbox_order(entry, now))
+        return [_my_game(entry, now) for entry in entries]
+
+    async def entries_of(self, player: str) -> list[inbox.InboxEntry]:
+        """The player's inbox entries, one per listed game (in no order): read with the list
+        in one round trip; a listed game the workers have not come to yet, from its stream."""
         listed, kept = await asyncio.gather(
             self.store.run(accounts.games_of_op(self.keys, player)),
-            self.store.run(inbox.inbox_op(prefix, player)),
+            self.store.run(inbox.inbox_op(self.keys.prefix, player)),
         )
         by_game = {entry.game_id: entry for entry in kept}
         entries = []
@@ -93,9 +100,7 @@ class ListingService:
             entry = by_game.get(game_id) or await self._entry(game_id, player)
             if entry is not None:
                 entries.append(entry)
-        now = self.clock()
-        entries.sort(key=lambda entry: inbox_order(entry, now))
-        return [_my_game(entry, now) for entry in entries]
+        return entries
 
     async def _entry(self, game_id: str, player: str) -> inbox.InboxEntry | None:
         """The player's entry for a game, from its stream; None for a listing whose append
