@@ -38,13 +38,16 @@ from domain.legal import legal_commands
 from domain.state import State
 
 
-class _Node:
+class Node:
+    """One decision of the tree shared by every deal: its visits, how often it was
+    available, and the sum of its actor's rewards (so `reward / visits` is its estimate)."""
+
     __slots__ = ("actor", "available", "children", "reward", "visits")
 
     def __init__(self, actor: int) -> None:
         self.actor = actor
         """The seat whose decision led here (it owns the reward)."""
-        self.children: dict[Command, _Node] = {}
+        self.children: dict[Command, Node] = {}
         self.visits = 0
         self.available = 0
         self.reward = 0.0
@@ -86,27 +89,47 @@ class IsmctsBot:
         legal = seen.view.legal_commands
         if len(legal) == 1:
             return legal[0]
-        belief = Belief(seen)
-        self._observer = seen.seat
-        root = _Node(-1)
-        deadline = None
-        if self.milliseconds is not None and self.clock is not None:
-            deadline = self.clock() + self.milliseconds / 1000
-        done = 0
-        while self.iterations is None or done < self.iterations:
-            if deadline is not None and self.clock is not None and self.clock() >= deadline:
-                break
-            self._iterate(root, belief.determinize(rng), rng)
-            done += 1
-        self.last_iterations = done
+        root = Node(-1)
+        self.last_iterations = self.grow(root, seen, Belief(seen), rng)
         visits = {command: child.visits for command, child in root.children.items()}
         return max(legal, key=lambda command: visits.get(command, -1))
 
-    def _iterate(self, root: _Node, state: State, rng: random.Random) -> None:
+    def grow(
+        self,
+        root: Node,
+        seen: Seen,
+        belief: Belief,
+        rng: random.Random,
+        *,
+        iterations: int | None = None,
+        first: Command | None = None,
+    ) -> int:
+        """Run the search from `seen` into `root` (the bot's budget, or `iterations`), each
+        iteration on a new deal of what the seat has not seen; with `first`, every iteration
+        takes that command at the root (the analysis's reading of a command the search would
+        rarely try: `bots.analysis`). How many iterations ran."""
+        self._observer = seen.seat
+        budget = self.iterations if iterations is None else iterations
+        deadline = None
+        if iterations is None and self.milliseconds is not None and self.clock is not None:
+            deadline = self.clock() + self.milliseconds / 1000
+        done = 0
+        while budget is None or done < budget:
+            if deadline is not None and self.clock is not None and self.clock() >= deadline:
+                break
+            self._iterate(root, belief.determinize(rng), rng, first)
+            done += 1
+        return done
+
+    def _iterate(
+        self, root: Node, state: State, rng: random.Random, first: Command | None = None
+    ) -> None:
         node, path = root, []
         while (pending := state.pending) is not None:
             seat = pending.seat
             legal = legal_commands(state, seat)
+            if first is not None:  # the root's command is given
+                legal, first = [first], None
             untried = []
             for command in legal:
                 child = node.children.get(command)
@@ -116,7 +139,7 @@ class IsmctsBot:
                     child.available += 1
             if untried:
                 command = untried[rng.randrange(len(untried))]
-                child = node.children[command] = _Node(seat)
+                child = node.children[command] = Node(seat)
                 child.available = 1
                 _, state = decide(state, seat, command)
                 path.append(child)
@@ -125,12 +148,12 @@ class IsmctsBot:
             _, state = decide(state, seat, command)
             node = node.children[command]
             path.append(node)
-        rewards = self._rollout(state, rng)
+        rewards = self.rewards(state, rng)
         for visited in path:
             visited.visits += 1
             visited.reward += rewards[visited.actor]
 
-    def _select(self, node: _Node, legal: list[Command]) -> Command:
+    def _select(self, node: Node, legal: list[Command]) -> Command:
         best, best_bound = legal[0], float("-inf")
         for command in legal:
             child = node.children[command]
@@ -141,15 +164,25 @@ class IsmctsBot:
                 best, best_bound = command, bound
         return best
 
-    def _rollout(self, state: State, rng: random.Random) -> list[float]:
+    def rewards(self, state: State, rng: random.Random) -> list[float]:
         """Each builder's reward in 0..1 for the position after a new node."""
         builders = state.board.builders
         state = self._finish_turn(state, rng)
         if state.result is not None:
             winners = state.result.winners
             return [1.0 / len(winners) if b in winners else 0.0 for b in range(builders)]
+        return self.read(self.points(state))
+
+    def points(self, state: State) -> list[float]:
+        """What each builder may expect to score from `state` (every hand known in a deal),
+        from the searching seat's side (`bots.outlook`)."""
         nobody = Unseen([{} for _ in state.hands], [{} for _ in state.hands])
-        points = outlook(state, self._observer, state.hands, nobody)
+        return outlook(state, self._observer, state.hands, nobody)
+
+    def read(self, points: list[float]) -> list[float]:
+        """Each builder's reward in 0..1 from its expected points: its soft margin over the
+        others, squashed."""
+        builders = len(points)
         margins = [soft_margin(points, b, self.softness) for b in range(builders)]
         return [1.0 / (1.0 + math.exp(-m / self.scale)) for m in margins]
 

@@ -51,6 +51,9 @@ class WorkerContext:
     )
     """The options of each level of bot (the search's budget: iterations, so that a bot's
     move does not depend on how busy the machine is)."""
+    analysis_iterations: int = 1500
+    """The search's iterations per decision of a finished game's analysis
+    (`workers.analysis`; `PATRICIAN_ANALYSIS_ITERATIONS`)."""
     levels: dict[str, str] = field(default_factory=dict)
     """The bot level of each player seen (a player never changes: kept)."""
 

@@ -17,6 +17,8 @@ the steps after it), in this order:
 4. `rate_finished_game`: at the end of a game, its players' ratings (`workers.ratings`),
    once; `keep_reliability`: a turn the clock played during its player's quiet hours noted,
    and at the end of a game its turns by seat kept (`workers.reliability`);
+   `analyse_finished_game`: at the end of a game, the first job of its analysis enqueued
+   (`workers.analysis`);
 5. `play_bot_seat`: the bot whose seat decides now plays, through the command path
    (`workers.bot_play`); its append has a follow-up of its own (a follower leaves a search
    bot's decision to a job, `workers.jobs.bot_turn`, rather than hold up other games);
@@ -57,6 +59,7 @@ from store.reads import (
 )
 from store.stored import AppendMeta, Batch, OutboxEntry, meta_decoder
 from store.time_controls import time_control_op
+from workers.analysis import analysis_begun, enqueue_analysis
 from workers.bot_play import SLOW_LEVELS, levels_of, pending_level, play_pending
 from workers.context import WorkerContext
 from workers.deadlines import keep_time
@@ -268,6 +271,17 @@ def keep_reliability(context: WorkerContext, follow_up: FollowUp) -> FollowUp:
     return f
 
 
+def analyse_finished_game(context: WorkerContext, follow_up: FollowUp) -> FollowUp:
+    """At the end of a game, its analysis begun: the job of its first decisions (a follow-up
+    run again once it has begun enqueues nothing; the slices already kept are not made again,
+    `workers.analysis`)."""
+    f = follow_up
+    ended = any(isinstance(event, GameEnded) for event in f.appended)
+    if ended and not analysis_begun(context, f.game_id):
+        enqueue_analysis(context, f.game_id)
+    return f
+
+
 def play_bot_seat(context: WorkerContext, follow_up: FollowUp) -> FollowUp:
     """The bot whose seat decides now plays (its outcome is the follow-up's); a follower
     leaves a slow one to a job (`workers.jobs.bot_turn`)."""
@@ -299,6 +313,7 @@ STEPS: tuple[Step, ...] = (
     set_timers,
     rate_finished_game,
     keep_reliability,
+    analyse_finished_game,
     play_bot_seat,
     send_first_webhooks,
 )

@@ -50,6 +50,7 @@ class WorkerSettings(msgspec.Struct, frozen=True):
     signing_key_file: str | None = None
     push_key_file: str | None = None
     push_contact: str = "mailto:patrician@localhost"
+    analysis_iterations: int = 1500
 
     def __repr__(self) -> str:
         return settings_repr(self)
@@ -89,4 +90,5 @@ def context_for(
         signer=signer,
         push_key=push_key or push_key_for(settings.push_key_file, embedded=False),
         push_contact=settings.push_contact,
+        analysis_iterations=settings.analysis_iterations,
     )

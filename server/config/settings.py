@@ -62,6 +62,9 @@ class Settings(msgspec.Struct, frozen=True):
     """Who runs this server, told to push services in every push (`PATRICIAN_PUSH_CONTACT`: a
     mailto: or https: URL); "" for the public URL if it is https, else a mailto: of
     localhost."""
+    analysis_iterations: int = 1500
+    """The search's iterations per decision when a finished game is analysed
+    (`PATRICIAN_ANALYSIS_ITERATIONS`, at least 1; docs/bots.md, "Analysis")."""
     rate_players: int = 10_000
     """New players per client address in a rate window (`PATRICIAN_RATE_PLAYERS`; 0: no limit;
     docs/api.md, "Rate limits"). Generous: a benchmark creates thousands from one address."""
@@ -128,6 +131,7 @@ class Settings(msgspec.Struct, frozen=True):
             signing_key_file=env.get("PATRICIAN_SIGNING_KEY_FILE") or None,
             push_key_file=env.get("PATRICIAN_PUSH_KEY_FILE") or None,
             push_contact=env.get("PATRICIAN_PUSH_CONTACT", ""),
+            analysis_iterations=whole_number(env, "PATRICIAN_ANALYSIS_ITERATIONS", 1500, least=1),
             rate_players=whole_number(env, "PATRICIAN_RATE_PLAYERS", 10_000),
             rate_games=whole_number(env, "PATRICIAN_RATE_GAMES", 10_000),
             rate_joins=whole_number(env, "PATRICIAN_RATE_JOINS", 20_000),
@@ -148,6 +152,7 @@ class Settings(msgspec.Struct, frozen=True):
             public_url=self.public_url, smtp_url=self.smtp_url, mail_from=self.mail_from,
             mail_grace_seconds=self.mail_grace_seconds, signing_key_file=self.signing_key_file,
             push_key_file=self.push_key_file, push_contact=self.push_contact,
+            analysis_iterations=self.analysis_iterations,
         )  # fmt: skip
 
 

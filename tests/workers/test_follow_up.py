@@ -84,6 +84,7 @@ def test_the_steps_follow_an_append_in_their_order_the_webhooks_last() -> None:
         "set_timers",
         "rate_finished_game",
         "keep_reliability",
+        "analyse_finished_game",
         "play_bot_seat",
         "send_first_webhooks",
     ]

@@ -1,0 +1,109 @@
+"""A finished game analysed in the background: every decision judged from its mover's view
+(`bots.analysis`), by RQ jobs of a slice of decisions each (`projections.analysis.SLICE`), each
+enqueueing the next, so that no job holds a worker for long and a reader sees the progress.
+
+The first slice is enqueued by the follow-up of the game's end (`analyse_finished_game`); each
+job's id names the game and its slice, so a follow-up run twice or a job retried analyses
+nothing twice, and a slice written twice is the same bytes (the search is seeded from the game
+id and the version, and its budget is a number of iterations).
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import msgspec
+
+from bots.analysis import Analyst, decisions
+from domain.evolve import fold
+from projections.analysis import SLICE, Slice, encode_slice
+from store.analysis import analysis_op, write_slice_op
+from store.reads import batches_op, log_op
+from store.stored import meta_decoder
+from workers.bot_play import levels_of
+from workers.context import WorkerContext, current
+from workers.job_ids import job_id
+from workers.retries import MOVED_RETRY
+
+ANALYSE = "workers.analysis.analyse_game"
+JOB_SECONDS = 600
+"""The most a slice's job may take (a slice takes seconds; a machine under load, more)."""
+
+
+def enqueue_analysis(context: WorkerContext, game_id: str, start: int = 0) -> None:
+    """The job that analyses the slice of `game_id`'s decisions from index `start`: the
+    first at once, each next one through the scheduler (due at once, queued at its next
+    round, within a second): a worker that runs its jobs in bursts (the embedded server's,
+    between its notices) then runs one slice a burst, not the whole game."""
+    options = {
+        "job_id": job_id(game_id, start, "analysis"), "retry": MOVED_RETRY,
+        "job_timeout": JOB_SECONDS, "result_ttl": 0,
+    }  # fmt: skip
+    if start == 0:
+        context.queue.enqueue(ANALYSE, game_id, start, **options)
+    else:
+        context.queue.enqueue_in(timedelta(0), ANALYSE, game_id, start, **options)
+
+
+def analysis_begun(context: WorkerContext, game_id: str) -> bool:
+    """Whether the game's analysis has begun (a slice is kept)."""
+    count, _slices = context.store.run(analysis_op(context.accounts.prefix, game_id))
+    return count > 0
+
+
+def analyse_game(game_id: str, start: int) -> str:
+    """Analyse the slice of `game_id`'s decisions from index `start`, and enqueue the next."""
+    return analyse_slice(current(), game_id, start)
+
+
+def analyse_slice(context: WorkerContext, game_id: str, start: int) -> str:
+    """The slice from `start` judged and kept; the next one enqueued (or, with `start` past the
+    last, nothing); what was done."""
+    log = [event for _v, event, _d, _h in context.store.run(log_op(context.path, game_id))]
+    state = fold(log)
+    if state.result is None:
+        return "not over"  # only a finished game is analysed: nothing may help a live one
+    found = list(decisions(log))
+    part = found[start : start + SLICE]
+    if not part:
+        return "nothing left"
+    end = start + len(part)
+    _count, kept_slices = context.store.run(analysis_op(context.accounts.prefix, game_id))
+    if start in kept_slices:  # a follow-up or a job run again: the work is done
+        if end < len(found) and end not in kept_slices:
+            enqueue_analysis(context, game_id, end)
+        return f"decisions {start + 1}-{end} were analysed"
+    by = _by_version(context, game_id, levels_of(context, game_id, state, {}))
+    seat_player = [state.players[index] for index in state.seat_players]
+    analyst = Analyst(iterations=context.analysis_iterations)
+    judged, makers = [], []
+    for decision in part:
+        judgement = analyst.judge_decision(log, decision, game_id)
+        if judgement is not None:
+            judged.append(judgement)
+            makers.append(by.get((decision.version, seat_player[decision.seat]), ""))
+    kept = Slice(len(part), tuple(judged), tuple(makers))
+    prefix = context.accounts.prefix
+    context.store.run(write_slice_op(prefix, game_id, len(found), start, encode_slice(kept)))
+    if end < len(found):
+        enqueue_analysis(context, game_id, end)
+    return f"analysed decisions {start + 1}-{end} of {len(found)}"
+
+
+def _by_version(
+    context: WorkerContext, game_id: str, levels: dict[str, str]
+) -> dict[tuple[int, str], str]:
+    """Who made the decision at each version for a player, when it was not the player: the
+    `by` of the append that holds the version after it, unless that is the player's own bot
+    (a bot that plays its seat from the start makes its own decisions)."""
+    made: dict[tuple[int, str], str] = {}
+    for batch in context.store.run(batches_op(context.path, game_id)):
+        try:
+            meta = meta_decoder.decode(batch.metadata)
+        except msgspec.DecodeError:
+            continue  # an append of the game's set-up, not a decision
+        if not meta.by or (levels.get(meta.player) and meta.by == f"bot:{levels[meta.player]}"):
+            continue
+        for version in range(batch.first_version, batch.last_version + 1):
+            made[version - 1, meta.player] = meta.by  # the decision at v appends v + 1 on
+    return made
