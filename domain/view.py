@@ -123,6 +123,17 @@ class RematchView(msgspec.Struct, frozen=True, gc=False):
     """The code that opens its table: for the players of the finished game only."""
 
 
+class TableRequirements(msgspec.Struct, frozen=True, gc=False):
+    """What a player must show to join a table (set by its creator; the server checks it at
+    each join and fills it in: the domain never does). Absent: anyone may join."""
+
+    min_rating: int | None = None
+    """The lowest rating shown that may join (a player never rated counts as 1000)."""
+    max_timeouts_per_100: float | None = None
+    """The most turns timed out per 100 turns, over their last 100 games, that may join (a
+    player with no turn yet may)."""
+
+
 class View(msgspec.Struct, frozen=True, gc=False):
     version: int
     phase: Phase
@@ -155,6 +166,9 @@ class View(msgspec.Struct, frozen=True, gc=False):
     """A timed game's clocks (set by the server; None in an untimed game)."""
     rematch: RematchView | None = None
     """Once the game is over, the rematch a player asked for (set by the server)."""
+    requirements: TableRequirements | None = None
+    """While the table waits, what a player must show to join it (set by the server; None:
+    anyone may)."""
 
 
 def view(state: State, seat: int | None, *, everything: bool = False) -> View:

@@ -26,6 +26,7 @@ from server.schema.errors import (
     GameNotPlaying,
     InvalidSetting,
     InvalidTicket,
+    NotAdmitted,
     NotFound,
     NotReady,
     SeatViewSecret,
@@ -117,6 +118,8 @@ def _body(error: Exception, scope: Any) -> ErrorBody | None:
                 "the game is still on: a seat's view is its player's alone until it ends",
                 field="as",
             )
+        case NotAdmitted():
+            return ErrorBody(403, error.code, error.message, field=error.field)
         case WrongInvite():
             return ErrorBody(403, "wrong_invite", "this invite code does not open this game")
         case Unauthorized() | NotAuthorizedException():

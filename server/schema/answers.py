@@ -7,7 +7,7 @@ from __future__ import annotations
 import msgspec
 
 from domain.events import Edition, Event, GameEnded, Module
-from domain.view import View
+from domain.view import TableRequirements, View
 from evidence.signatures import Receipt
 from store.inbox import InboxEntry
 
@@ -134,6 +134,9 @@ class LobbyGame(msgspec.Struct, frozen=True):
     ratings: tuple[int | None, ...] = ()
     """The rating of each of the `joined` players, in the same order (null: not rated yet;
     docs/api.md, "Ratings")."""
+    requirements: TableRequirements | None = None
+    """What a player must show to join (null: nothing; docs/api.md, "A table's
+    requirements")."""
 
 
 # A game in the caller's list (`/api/me/games`): its inbox entry as the workers keep it

@@ -100,6 +100,17 @@ class NotReady(Exception):
         self.failed = failed
 
 
+class NotAdmitted(Exception):
+    """A player who does not meet a table's requirement asks to join it: 403 with the code
+    of the requirement (`below_minimum_rating`, `too_many_timeouts`) and its field."""
+
+    def __init__(self, code: str, field: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.field = field
+        self.message = message
+
+
 class InvalidSetting(ValueError):
     """A player's setting that cannot be used (a webhook URL to a private address, an unknown
     time zone): 422, naming the field."""
@@ -115,7 +126,8 @@ ERROR_DESCRIPTIONS = {
     "parameter (a version that is not a whole number from 0 to 2^53 - 1, say)",
     401: "No bearer token, or an unknown one; on the stream, a ticket that is unknown, spent, "
     "expired or another game's (`invalid_ticket`)",
-    403: "Not your seat, not your decision, not your table, or a wrong invite code",
+    403: "Not your seat, not your decision, not your table, a wrong invite code, or a "
+    "table's requirement you do not meet (`below_minimum_rating`, `too_many_timeouts`)",
     404: "No such game, player or version",
     409: "A stale expected_version (the body names the current version), a full or closed "
     "table, a command_id reused for another request, a resignation from a game not in play, "

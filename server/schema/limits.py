@@ -49,6 +49,10 @@ MAX_HOURS = 24 * 60
 MAX_REMINDERS = 5
 
 
+MAX_RATING = 4000
+"""The highest minimum rating a table may ask of those who join."""
+
+
 VACATION_DAYS = 30
 """The days of vacation each player may take in a calendar year."""
 
@@ -82,6 +86,8 @@ def limits() -> list[tuple[str, str]]:
         ("`clock.per_move_hours`", f"at least 1/60 (one minute), at most {MAX_HOURS} (60 days)"),
         ("`clock.bank_hours`, `clock.max_bank_hours`", f"0 to {MAX_HOURS}"),
         ("`clock.hand_over_after`", "1-100"),
+        ("`requirements.min_rating`", f"0 to {MAX_RATING}"),
+        ("`requirements.max_timeouts_per_100`", "0 to 100"),
         ("`reminder_hours`", f"at most {MAX_REMINDERS}, each above 0 and at most {MAX_HOURS}"),
         ("a message of table talk (`text`)", f"1-{MAX_TALK} characters once cleaned"),
         ("vacation `days`", f"1-{VACATION_DAYS}, and at most what is left of the year's"),

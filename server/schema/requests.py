@@ -12,6 +12,7 @@ import msgspec
 from server.schema.limits import (
     MAX_BOTS,
     MAX_INVITE_CODE,
+    MAX_RATING,
     MAX_TALK,
     MAX_URL,
     VACATION_DAYS,
@@ -57,6 +58,18 @@ class ClockSetting(_Request, frozen=True):
     each begins); the person takes the seat back by playing a turn."""
 
 
+class Requirements(_Request, frozen=True):
+    """What a player must show to join the table (docs/api.md, "A table's requirements");
+    each left out asks nothing."""
+
+    min_rating: Annotated[int, msgspec.Meta(ge=0, le=MAX_RATING)] | None = None
+    """The lowest rating shown that may join (provisional or not; one never rated counts as
+    1000, the figure every newcomer shows)."""
+    max_timeouts_per_100: Annotated[float, msgspec.Meta(ge=0, le=100)] | None = None
+    """The most turns timed out per 100 turns, over the player's last 100 games, that may
+    join (a player with no turn yet may)."""
+
+
 class NewGame(_Request, frozen=True):
     seats: int
     edition: str = "towers"
@@ -70,6 +83,8 @@ class NewGame(_Request, frozen=True):
     play them, within a second of each of their decisions."""
     clock: ClockSetting | None = None
     """A deadline for every turn (absent: untimed)."""
+    requirements: Requirements | None = None
+    """What a player must show to join (absent: anyone with the invite code may)."""
 
 
 class JoinGame(_Request, frozen=True):

@@ -92,11 +92,13 @@ def build_services(
     )
     vacations = VacationService(store, keys, away or _no_clocks, clock=clock)
     talk = TalkService(games, accounts)
+    profiles = ProfileService(store, path, keys, listings, ratings)
+    games.admit = profiles.admit
     return Services(
         accounts, games, HistoryService(games), listings, notifications, handovers, vacations, talk,
         PreviewService(games), StreamTicketService(games), signer, push,
         RematchService(games, accounts), ratings,
-        ProfileService(store, path, keys, listings, ratings),
+        profiles,
     )  # fmt: skip
 
 

@@ -11,7 +11,7 @@ are passed in by the composition root, so tests can fix them.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 import msgspec
@@ -21,7 +21,7 @@ from cachetools import LRUCache
 from domain.errors import InvalidOptions
 from domain.setup import check_options
 from domain.state import State
-from domain.view import View, view, visible
+from domain.view import TableRequirements, View, view, visible
 from evidence.signatures import Receipt, Signer
 from evidence.signing_keys import announce_op
 from projections.timekeeping import Append
@@ -38,11 +38,15 @@ from store.command_path import CommandPath
 from store.errors import GameNotFound
 from store.protocol import Op
 from store.rematch import offer_op
+from store.requirements import requirements_op, set_requirements
 from store.stored import meta_decoder
 from store.time_controls import TimeControl, set_time_control
 
 T = TypeVar("T")
 log = structlog.get_logger("patrician")
+Admit = Callable[[str, TableRequirements], Awaitable[None]]
+"""Whether a player meets a table's requirements: raises `NotAdmitted` if not
+(`server.services.profiles.ProfileService.admit`)."""
 
 BOT_NAMES = {"random": "Random bot", "greedy": "Greedy bot", "ismcts": "Search bot"}
 """The name a bot player gets, by its level: the words the pages use for it (server/web/names.js),
@@ -88,6 +92,8 @@ class GameService:
         self._views: LRUCache[tuple[object, ...], bytes] = LRUCache(16 * cache_size)
         self._packed_views: LRUCache[tuple[object, ...], bytes] = LRUCache(16 * cache_size)
         self.timing = GameClocks(store, path, listings, clock=clock, cache_size=16 * cache_size)
+        self.admit: Admit | None = None
+        """Checks a table's requirements at a join (set by `build_services`)."""
 
     async def run(self, op: Op[T]) -> T:
         return await self.store.run(op)
@@ -109,14 +115,16 @@ class GameService:
         if len(request.bots) >= request.seats:
             raise InvalidOptions("bots", "the creator holds a seat: at most seats - 1 bots")
         control = _time_control(request.clock)
+        required = _requirements(request.requirements)
         in_lobby, claimed_before = True, game_id is not None
         game_id = game_id or "g" + self.token_bytes(9).hex()
         if claimed_before:  # made once, found after: a table that moved on stays out
             in_lobby = await self._waiting_or_missing(game_id)
         elif request.command_id is not None:  # a retry creates (or finds) the same game
-            options = msgspec.json.encode(
-                [request.seats, edition, modules, request.entropy, control]
-            )
+            asked: list[object] = [request.seats, edition, modules, request.entropy, control]
+            if required is not None:  # only then: a retry of an older request digests alike
+                asked.append(required)
+            options = msgspec.json.encode(asked)
             digest = appending.digest(b"create", options)
             claimed = await self.run(
                 accounts.claim_creation_op(
@@ -133,6 +141,8 @@ class GameService:
             beside.append(accounts.open_game(self.listings, game_id, now.timestamp()))
         if control is not None:
             beside.append(set_time_control(self.listings.prefix, game_id, control))
+        if required is not None:
+            beside.append(set_requirements(self.listings.prefix, game_id, required))
         outcome = await self.run(
             tables.create_op(
                 self.path,
@@ -199,7 +209,9 @@ class GameService:
             same = sum(1 for other in bots if other.level == bot.level)
             name = BOT_NAMES[bot.level] + (f" {number}" if same > 1 else "")
             player = await self.players.create_bot(bot.level, name)
-            joined = await self._join(game_id, player, requests.JoinGame(invite_code=code))
+            joined = await self._join(
+                game_id, player, requests.JoinGame(invite_code=code), checked=False
+            )
         assert joined is not None  # there is a bot: the request asked for them
         return joined
 
@@ -214,11 +226,16 @@ class GameService:
     async def join(self, game_id: str, player: str, request: requests.JoinGame) -> answers.Joined:
         return appended("join", game_id, await self._join(game_id, player, request))
 
-    async def _join(self, game_id: str, player: str, request: requests.JoinGame) -> answers.Joined:
+    async def _join(
+        self, game_id: str, player: str, request: requests.JoinGame, *, checked: bool = True
+    ) -> answers.Joined:
         """A join, not counted or logged apart: the bots a creation seats join so, the creation
-        being the request's one append to count and log (`appended`)."""
-        now = self.clock()
+        being the request's one append to count and log (`appended`); `checked`: against the
+        table's requirements (not the bots its creator asked for)."""
         name = await self.players.name_of(player)
+        if checked:
+            await self._admitted(game_id, player)
+        now = self.clock()
         outcome = await self.run(
             tables.join_op(
                 self.path,
@@ -238,6 +255,19 @@ class GameService:
         return answers.Joined(
             game_id, outcome.last_version, started, outcome.state.seat_of(player), receipt
         )
+
+    async def _admitted(self, game_id: str, player: str) -> None:
+        """Raises `NotAdmitted` if the table has requirements the player does not meet (a
+        player at the table already joins again as before: answered with their first join)."""
+        required = await self.run(requirements_op(self.listings.prefix, game_id))
+        if required is None or self.admit is None:
+            return
+        try:
+            state = await self.state(game_id)
+        except GameNotFound:
+            return  # the join says so
+        if state.phase == "waiting" and player not in state.players:
+            await self.admit(player, required)
 
     async def leave(self, game_id: str, player: str) -> answers.TableChanged:
         outcome = await self.run(
@@ -333,6 +363,10 @@ class GameService:
         shown = view(state, seat, everything=state.finished)
         if at_table:  # the players at a waiting table may pass its invite code on
             shown = msgspec.structs.replace(shown, invite_code=tables.invite_code_of(state))
+        if state.phase == "waiting":  # what a player must show to join it
+            required = await self.run(requirements_op(self.listings.prefix, game_id))
+            if required is not None:
+                shown = msgspec.structs.replace(shown, requirements=required)
         clocks = await self.timing.clocks(game_id, state, planned)
         if clocks:
             shown = msgspec.structs.replace(shown, clock=clocks[-1][1])
@@ -345,6 +379,13 @@ def _time_control(setting: requests.ClockSetting | None) -> TimeControl | None:
     if setting.max_bank_hours is not None and setting.max_bank_hours < setting.bank_hours:
         raise InvalidOptions("clock.max_bank_hours", "a bank may not start above its most")
     return TimeControl(**msgspec.structs.asdict(setting))
+
+
+def _requirements(asked: requests.Requirements | None) -> TableRequirements | None:
+    """A table's requirements as kept (None: it asks nothing)."""
+    if asked is None or (asked.min_rating is None and asked.max_timeouts_per_100 is None):
+        return None
+    return TableRequirements(asked.min_rating, asked.max_timeouts_per_100)
 
 
 def viewer_seat(state: State, viewer: str | None) -> int | None:

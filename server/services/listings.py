@@ -24,6 +24,7 @@ from store.client import AsyncEventStore
 from store.clock import Clock, system_clock
 from store.command_path import CommandPath
 from store.errors import GameNotFound
+from store.requirements import requirements_op
 
 Clocks = Callable[[str, State], Awaitable[list[tuple[int, ClockView]]]]
 """A game's clocks after each append (`server.services.clocks.GameClocks.clocks`)."""
@@ -68,13 +69,17 @@ class ListingService:
         rated: dict[str, int | None] = {}
         if self.ratings is not None:
             rated = dict(zip(everyone, await self.ratings(everyone), strict=True))
+        required = await asyncio.gather(  # at once: one round trip
+            *(self.store.run(requirements_op(self.keys.prefix, g)) for g, _state in waiting)
+        )
         return [
             answers.LobbyGame(
                 game_id, state.board.edition, state.board.seats, state.board.modules,
                 state.players, state.version, state.names,
                 tuple(rated.get(player) for player in state.players) if rated else (),
+                asked,
             )
-            for game_id, state in waiting
+            for (game_id, state), asked in zip(waiting, required, strict=True)
         ]  # fmt: skip
 
     async def my_games(self, player: str) -> list[answers.MyGame]:

@@ -19,11 +19,12 @@ from cachetools import LRUCache
 from domain.events import GameEnded, SeatScore
 from domain.narrate import seat_names
 from domain.state import State
-from projections.ratings import shown
+from domain.view import TableRequirements
+from projections.ratings import NEW, shown
 from projections.reliability import WINDOW, Record, record_of, seat_turns
 from projections.timekeeping import appends
 from server.schema import answers
-from server.schema.errors import NotFound
+from server.schema.errors import NotAdmitted, NotFound
 from server.services.listings import ListingService
 from server.services.ratings import RatingService
 from store import accounts, reads
@@ -31,7 +32,7 @@ from store.client import AsyncEventStore
 from store.command_path import CommandPath
 from store.errors import GameNotFound
 from store.inbox import InboxEntry
-from store.ratings import rated_games_op
+from store.ratings import rated_games_op, ratings_op
 from store.reliability import GameTurns, SeatTurns, quiet_marks_op, turns_op
 from store.vacations import vacations_op
 
@@ -84,6 +85,32 @@ class ProfileService:
         bot = player_id in found and bool(found[player_id].bot)
         entries = _latest_first(await self.listings.entries_of(player_id))
         return await self._record(player_id, entries, bot_player=bot)
+
+    async def admit(self, player_id: str, required: TableRequirements) -> None:
+        """Raises `NotAdmitted` unless the player meets the table's requirements: the rating
+        shown (provisional or not: it is the careful estimate, never above the skill it
+        stands for; one never rated shows 1000) and the reliability record (one with no turn
+        yet meets any)."""
+        if required.min_rating is not None:
+            found = await self.store.run(ratings_op(self.ratings.ratings, [player_id]))
+            rating = shown(found.get(player_id, NEW)) if found[player_id].games else shown(NEW)
+            if rating < required.min_rating:
+                raise NotAdmitted(
+                    "below_minimum_rating", "requirements.min_rating",
+                    f"this table asks a rating of at least {required.min_rating} of those "
+                    f"who join; yours is {rating}",
+                )  # fmt: skip
+        most = required.max_timeouts_per_100
+        if most is not None:
+            record = await self.record(player_id)
+            per_100 = record.per_100
+            if per_100 is not None and per_100 > most:
+                raise NotAdmitted(
+                    "too_many_timeouts", "requirements.max_timeouts_per_100",
+                    f"this table asks of those who join at most {most:g} turns timed out "
+                    f"per 100; yours is {per_100:g} ({record.timed_out} of {record.turns} "
+                    f"turns over your last {record.games} games)",
+                )  # fmt: skip
 
     async def _history(
         self, player_id: str, entries: Sequence[InboxEntry]
