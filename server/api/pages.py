@@ -70,6 +70,7 @@ PAGES = {
     "settings": "Settings",
     "rules": "Rules",
     "ratings": "Ratings",
+    "player": "Player",
 }
 """Each page: its module (`<page>.js`) and the title of its shell."""
 
@@ -147,6 +148,7 @@ audit_page = _page("/audit", "audit", "The audit of a record, in words.")
 settings_page = _page("/settings", "settings", "How a player is told, and their vacation.")
 rules_page = _page("/rules", "rules", "The rules in short, each point with its rulings' ids.")
 ratings_page = _page("/ratings", "ratings", "The rating list, highest first.")
+player_page = _page("/players/{player_id:str}", "player", "A player's games, rating, reliability.")
 play_page = _page("/games/{game_id:str}", "play", "A game's play page (a spectator's, alone).")
 replay_page = _page("/games/{game_id:str}/replay", "replay", "The replay viewer of a game.")
 
@@ -192,6 +194,7 @@ PAGE_ROUTES = [
     settings_page,
     rules_page,
     ratings_page,
+    player_page,
     play_page,
     replay_page,
     static_file,

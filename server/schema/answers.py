@@ -336,6 +336,8 @@ class PlayerProfile(msgspec.Struct, frozen=True):
     """As `GET /api/players/{id}` shows it (null: never rated)."""
     provisional: bool
     rated_games: int
+    sigma: float | None
+    """The uncertainty of the rating (as the rating list's; null: never rated)."""
     rating_history: tuple[RatingPoint, ...]
     """After each rated game, oldest first (the last 500 at most)."""
     reliability: ReliabilityRecord

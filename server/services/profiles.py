@@ -20,7 +20,7 @@ from domain.events import GameEnded, SeatScore
 from domain.narrate import seat_names
 from domain.state import State
 from domain.view import TableRequirements
-from projections.ratings import NEW, shown
+from projections.ratings import NEW, provisional, shown
 from projections.reliability import WINDOW, Record, record_of, seat_turns
 from projections.timekeeping import appends
 from server.schema import answers
@@ -68,15 +68,17 @@ class ProfileService:
         player = found[player_id]
         entries = _latest_first(await self.listings.entries_of(player_id))
         page = entries[offset : offset + limit]
-        rated, history, record, games = await asyncio.gather(
-            self.ratings.of(answers.PlayerInfo(player_id, player.name)),
+        rating, history, record, games = await asyncio.gather(
+            self.store.run(ratings_op(self.ratings.ratings, [player_id])),
             self._history(player_id, entries),
             self._record(player_id, entries, bot_player=bool(player.bot)),
             self._games(player_id, page),
         )
+        rated = rating[player_id]
         return answers.PlayerProfile(
-            player_id, player.name, player.bot, rated.rating, rated.provisional,
-            rated.rated_games, history, _record_answer(record), len(entries), offset, games,
+            player_id, player.name, player.bot, shown(rated) if rated.games else None,
+            provisional(rated), rated.games, rated.sigma if rated.games else None, history,
+            _record_answer(record), len(entries), offset, games,
         )  # fmt: skip
 
     async def record(self, player_id: str) -> Record:

@@ -9,6 +9,8 @@
 import { h, replace, ago, until, status, fragment } from "./dom.js";
 import { get, post, session, saveSession, refusalText } from "./api.js";
 import { frame } from "./common.js";
+import { playerLink } from "./rating.js";
+import { requirementsText } from "./table.js";
 import { BOT_LEVELS, editionName, moduleName, gameTitle, resultOf, listOf, dayOf } from "./names.js";
 
 // A login link's account, checked with its own token before anything is kept: a link that
@@ -99,6 +101,8 @@ function newGameForm(message) {
   const delegates = h("input", { type: "checkbox", id: "delegates", name: "delegates" });
   const bots = h("div", { class: "bots" });
   const clock = h("input", { type: "number", id: "per_move_hours", name: "per_move_hours", min: 1, max: 1440, placeholder: "untimed" });
+  const minRating = h("input", { type: "number", id: "min_rating", name: "min_rating", min: 0, max: 4000, step: 1, placeholder: "anyone", "aria-describedby": "who-may-join" });
+  const maxTimeouts = h("input", { type: "number", id: "max_timeouts", name: "max_timeouts", min: 0, max: 100, step: 0.1, placeholder: "anyone", "aria-describedby": "who-may-join" });
   const drawBots = () => {
     const others = Number(seats.value) - 1;
     const kept = [...bots.querySelectorAll("select")].map((s) => s.value);
@@ -121,6 +125,10 @@ function newGameForm(message) {
     const levels = [...bots.querySelectorAll("select")].map((s) => s.value).filter(Boolean);
     if (levels.length) body.bots = levels.map((level) => ({ level }));
     if (clock.value) body.clock = { per_move_hours: Number(clock.value) };
+    const requirements = {};
+    if (minRating.value) requirements.min_rating = Number(minRating.value);
+    if (maxTimeouts.value) requirements.max_timeouts_per_100 = Number(maxTimeouts.value);
+    if (Object.keys(requirements).length) body.requirements = requirements;
     try {
       const created = await post("/api/games", body);
       location.href = `/games/${created.game_id}#invite=${created.invite_code}`;
@@ -138,6 +146,10 @@ function newGameForm(message) {
       bots,
       h("ul", { id: "bot-levels", class: "hint bot-levels" }, BOT_LEVELS.map((bot) => h("li", {}, h("strong", {}, bot.choice), `: ${bot.hint}`)))),
     h("label", { for: "per_move_hours" }, "Hours per turn (empty: untimed)"), clock,
+    h("fieldset", {}, h("legend", {}, "Who may join (empty: anyone)"),
+      h("p", { id: "who-may-join", class: "hint" }, "Checked when a person joins with your invite link; newcomers show a rating of 1000 and no timeouts."),
+      h("label", { for: "min_rating" }, "Lowest rating"), minRating,
+      h("label", { for: "max_timeouts" }, "Most turns timed out per 100"), maxTimeouts),
     h("button", { type: "submit", class: "primary" }, "Create the game"));
 }
 
@@ -192,14 +204,21 @@ function openGames(games) {
   return h("ul", { class: "games" }, games.map((game) => h("li", { dataset: { game: game.game_id } },
     h("a", { href: `/games/${game.game_id}` }, gameTitle(game)),
     h("p", { class: "hint" }, `${game.joined.length} of ${game.seats} players at the table: `,
-      listOf(game.joined.map((_id, index) => ratedName(game, index)))))));
+      inWords(game.joined.map((id, index) => ratedName(game, id, index)))),
+    requirementsText(game.requirements) ? h("p", { class: "requirements" }, requirementsText(game.requirements)) : null)));
 }
 
-// A player at an open table with their rating, so that one can choose whom to play.
-function ratedName(game, index) {
+// A player at an open table with their rating, so that one can choose whom to play; the name
+// links to their page.
+function ratedName(game, id, index) {
   const name = (game.names || [])[index] || "a player";
   const rating = (game.ratings || [])[index];
-  return `${name} (${rating === null || rating === undefined ? "not rated yet" : rating})`;
+  return [playerLink(id, name), ` (${rating === null || rating === undefined ? "not rated yet" : rating})`];
+}
+
+// Parts (texts or nodes) as a list in words: "a", "a and b", "a, b and c".
+function inWords(parts) {
+  return parts.flatMap((part, i) => (i === 0 ? [part] : [i === parts.length - 1 ? " and " : ", ", part]));
 }
 
 function deviceLink(mine) {
@@ -227,7 +246,9 @@ async function lobby(mine) {
   const mineList = h("section", { class: "my-games", "aria-label": "Your games" }, h("h2", {}, "Your games"), h("p", { class: "hint" }, "Loading..."));
   const doneList = h("section", { class: "finished-games", "aria-label": "Finished games" });
   const openList = h("section", { class: "open-games", "aria-label": "Open tables" }, h("h2", {}, "Open tables"));
-  replace(main, h("h1", {}, "Lobby"), message, h("div", { class: "lobby" }, h("div", {}, mineList, openList, doneList), h("div", {}, newGameForm(message), deviceLink(mine))));
+  replace(main, h("h1", {}, "Lobby"), message, h("div", { class: "lobby" }, h("div", {}, mineList, openList, doneList), h("div", {}, newGameForm(message),
+    h("p", { class: "hint" }, h("a", { href: `/players/${encodeURIComponent(mine.player_id)}` }, "Your page"), ": your games, rating and reliability, as others see them."),
+    deviceLink(mine))));
   const load = async () => {
     try {
       const [games, open] = await Promise.all([get("/api/me/games"), get("/api/lobby", { anonymous: true })]);

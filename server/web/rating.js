@@ -3,6 +3,7 @@
 
 import { h } from "./dom.js";
 import { get } from "./api.js";
+import { BOT_LEVELS, namedAsBot } from "./names.js";
 
 const read = new Map();
 
@@ -22,4 +23,11 @@ export function ratingOf(playerId, unrated = "", compact = false) {
     } else shown.textContent = ` (rating ${player.rating}${player.provisional ? ", provisional" : ""})`;
   });
   return shown;
+}
+
+// A player's name as a link to their page (/players/{id}); a bot player's name stays a name
+// (its page would tell nothing: its level is what is rated).
+export function playerLink(playerId, name) {
+  const bot = BOT_LEVELS.some((level) => namedAsBot(name, level.level));
+  return bot || !playerId ? name : h("a", { href: `/players/${encodeURIComponent(playerId)}`, class: "player-link" }, name);
 }

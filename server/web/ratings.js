@@ -1,11 +1,13 @@
 // The rating list (/ratings): every rated player and bot level, highest first, a page of 50
 // at a time. The figure is the conservative estimate (docs/api.md, "Ratings"): it says how
 // good a player has shown they are at least, so a newcomer starts at 1000 and rises with
-// games; "provisional" until five games. You are marked, and a bot level links nowhere.
+// games; "provisional" until five games. You are marked; a player's name links to their
+// page, a bot level's nowhere.
 
 import { h, replace, status } from "./dom.js";
 import { frame } from "./common.js";
 import { get, session } from "./api.js";
+import { playerLink } from "./rating.js";
 
 const PAGE = 50;
 const main = frame("Ratings");
@@ -17,7 +19,7 @@ function row(rated) {
   const bot = rated.player_id.startsWith("bot:");
   return h("tr", { class: you ? "you" : null, dataset: { player: rated.player_id } },
     h("td", { class: "place" }, String(rated.place)),
-    h("td", {}, rated.name, bot ? h("span", { class: "hint" }, " (the server's bot)") : null,
+    h("td", {}, bot ? rated.name : playerLink(rated.player_id, rated.name), bot ? h("span", { class: "hint" }, " (the server's bot)") : null,
       you ? h("strong", {}, " (you)") : null),
     h("td", { class: "figure" }, String(rated.rating),
       rated.provisional ? h("span", { class: "hint", title: "Fewer than 5 rated games" }, " provisional") : null),

@@ -5,7 +5,7 @@
 import { h, until, SEAT_PATTERNS } from "./dom.js";
 import { seatName } from "./board.js";
 import { botName, namedAsBot } from "./names.js";
-import { ratingOf } from "./rating.js";
+import { ratingOf, playerLink } from "./rating.js";
 
 const STEPS = {
   play_card: "play a card",
@@ -78,7 +78,7 @@ export function seatsTable(view, cards, viewer) {
         markersLeft: player.markers_left,
       },
     },
-      h("th", { scope: "row" }, swatch(player.seat), " ", player.name, player.seat === viewer ? " (you)" : "", ratingOf(player.player, "", true), deciding ? h("span", { class: "turn-flag" }, " to play") : null),
+      h("th", { scope: "row" }, swatch(player.seat), " ", playerLink(player.player, player.name), player.seat === viewer ? " (you)" : "", ratingOf(player.player, "", true), deciding ? h("span", { class: "turn-flag" }, " to play") : null),
       h("td", {}, String(player.hand_size)),
       h("td", { title: player.top_card ? cards.words(player.top_card) : "" }, player.top_card ? `${player.top_card} (${player.played_count})` : `- (${player.played_count})`),
       h("td", {}, tokens),

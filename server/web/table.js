@@ -4,7 +4,7 @@
 
 import { h, status, fragment } from "./dom.js";
 import { post, session, refusalText } from "./api.js";
-import { ratingOf } from "./rating.js";
+import { ratingOf, playerLink } from "./rating.js";
 
 export function joinPanel(view, gameId, refresh) {
   if (!view || view.phase !== "waiting") return null;
@@ -27,7 +27,8 @@ export function joinPanel(view, gameId, refresh) {
   return h("section", { class: "waiting", "aria-label": "The table" },
     h("h2", {}, `The table: ${view.joined.length} of ${view.seats} players`),
     h("p", { class: "hint" }, "Seats are drawn when the table is full: who plays first is left to chance."),
-    h("ul", {}, view.names.map((name, index) => h("li", {}, name, ratingOf(view.joined[index], "not rated yet")))),
+    h("ul", {}, view.names.map((name, index) => h("li", {}, playerLink(view.joined[index], name), ratingOf(view.joined[index], "not rated yet")))),
+    requirementsLine(view.requirements),
     link ? h("p", {}, "Invite others with this link: ", h("input", { class: "invite", readonly: true, value: link, "aria-label": "Invite link", onfocus: (e) => e.target.select() }),
       " ", h("button", { type: "button", onclick: () => navigator.clipboard && navigator.clipboard.writeText(link) }, "Copy")) : null,
     !mine ? h("p", {}, h("a", { href: `/#next=${encodeURIComponent(location.pathname + location.hash)}` }, "Sign in"), " to take a seat.") : null,
@@ -36,4 +37,18 @@ export function joinPanel(view, gameId, refresh) {
     seated && !creator ? h("button", { type: "button", onclick: () => act(`/api/games/${game}/leave`) }, "Leave the table") : null,
     creator ? h("button", { type: "button", onclick: () => act(`/api/games/${game}/cancel`) }, "Call the game off") : null,
     message);
+}
+
+// What a player must show to join the table, in words ("" for a table that asks nothing).
+export function requirementsText(required) {
+  if (!required) return "";
+  const parts = [];
+  if (required.min_rating !== null && required.min_rating !== undefined) parts.push(`a rating of ${required.min_rating} or more`);
+  if (required.max_timeouts_per_100 !== null && required.max_timeouts_per_100 !== undefined) parts.push(`at most ${required.max_timeouts_per_100} turns timed out per 100`);
+  return parts.length ? `To join: ${parts.join(" and ")}.` : "";
+}
+
+function requirementsLine(required) {
+  const text = requirementsText(required);
+  return text ? h("p", { class: "requirements" }, text) : null;
 }

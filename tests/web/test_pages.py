@@ -66,6 +66,7 @@ PAGES: list[tuple[str, str]] = [
     ("settings", "/settings"),
     ("rules", "/rules"),
     ("ratings", "/ratings"),
+    ("player", "/players/{player}"),
 ]
 
 
@@ -83,7 +84,11 @@ def test_every_page_draws_cleanly_at_phone_and_desktop_size(
     page = open_page(*SIZES[size])
     if name not in ("sign-in", "spectator", "audit"):
         sign_in_as(page, in_play.seats[0] if "finished" not in path else finished.seats[0])
-    page.page.goto(path.format(playing=in_play.game_id, finished=finished.game_id))
+    page.page.goto(
+        path.format(
+            playing=in_play.game_id, finished=finished.game_id, player=in_play.seats[1].player_id
+        )
+    )
     ready = {
         "sign-in": "Start playing",
         "lobby": "Your games",
@@ -91,6 +96,7 @@ def test_every_page_draws_cleanly_at_phone_and_desktop_size(
         "settings": "How you are told",
         "rules": "The rules in short",
         "ratings": "rated, from place",
+        "player": "turns timed out per 100",
     }.get(name)
     if ready:
         page.page.get_by_text(ready).first.wait_for()
