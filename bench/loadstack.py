@@ -74,6 +74,10 @@ class Stack:
             # every client of the benchmark is one address, each of its thousands of players
             # setting its webhook: the per-address budget is for the open internet
             "PATRICIAN_RATE_NOTIFICATIONS": "0",
+            # no finished game analysed: this measures the commands' pipeline, and the
+            # analysis (about half a minute of one core a game, bench/analysis.py) would
+            # fill every idle moment of the job worker whose CPU it counts
+            "PATRICIAN_ANALYSIS_ITERATIONS": "0",
         }
         return settings
 

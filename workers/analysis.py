@@ -10,8 +10,6 @@ id and the version, and its budget is a number of iterations).
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import msgspec
 
 from bots.analysis import Analyst, decisions
@@ -31,18 +29,14 @@ JOB_SECONDS = 600
 
 
 def enqueue_analysis(context: WorkerContext, game_id: str, start: int = 0) -> None:
-    """The job that analyses the slice of `game_id`'s decisions from index `start`: the
-    first at once, each next one through the scheduler (due at once, queued at its next
-    round, within a second): a worker that runs its jobs in bursts (the embedded server's,
-    between its notices) then runs one slice a burst, not the whole game."""
-    options = {
-        "job_id": job_id(game_id, start, "analysis"), "retry": MOVED_RETRY,
-        "job_timeout": JOB_SECONDS, "result_ttl": 0,
-    }  # fmt: skip
-    if start == 0:
-        context.queue.enqueue(ANALYSE, game_id, start, **options)
-    else:
-        context.queue.enqueue_in(timedelta(0), ANALYSE, game_id, start, **options)
+    """The job that analyses the slice of `game_id`'s decisions from index `start`, on the
+    queue of the work nobody waits on (`workers.settings.later_queue_of`): a job worker
+    takes it only when no other job waits."""
+    queue = context.later_queue or context.queue
+    queue.enqueue(
+        ANALYSE, game_id, start, job_id=job_id(game_id, start, "analysis"), retry=MOVED_RETRY,
+        job_timeout=JOB_SECONDS, result_ttl=0,
+    )  # fmt: skip
 
 
 def analysis_begun(context: WorkerContext, game_id: str) -> bool:

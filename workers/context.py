@@ -51,9 +51,12 @@ class WorkerContext:
     )
     """The options of each level of bot (the search's budget: iterations, so that a bot's
     move does not depend on how busy the machine is)."""
+    later_queue: Queue | None = None
+    """The queue of the work nobody waits on (`workers.settings.later_queue_of`; None: the
+    jobs' queue)."""
     analysis_iterations: int = 1500
     """The search's iterations per decision of a finished game's analysis
-    (`workers.analysis`; `PATRICIAN_ANALYSIS_ITERATIONS`)."""
+    (`workers.analysis`; `PATRICIAN_ANALYSIS_ITERATIONS`; 0: no game is analysed)."""
     levels: dict[str, str] = field(default_factory=dict)
     """The bot level of each player seen (a player never changes: kept)."""
 

@@ -277,7 +277,7 @@ def analyse_finished_game(context: WorkerContext, follow_up: FollowUp) -> Follow
     `workers.analysis`)."""
     f = follow_up
     ended = any(isinstance(event, GameEnded) for event in f.appended)
-    if ended and not analysis_begun(context, f.game_id):
+    if ended and context.analysis_iterations and not analysis_begun(context, f.game_id):
         enqueue_analysis(context, f.game_id)
     return f
 

@@ -79,12 +79,13 @@ class SchedulerLoop(Loop):
     ever) and keep the worker's sockets open in Redis (a blocking read of the dead worker's
     would then take the next job off the queue for nobody)."""
 
-    def __init__(self, client: Any, queue: Queue) -> None:
+    def __init__(self, client: Any, queue: Queue, later: Queue | None = None) -> None:
         super().__init__("scheduler")
+        queues = [queue] if later is None else [queue, later]
         self.scheduler = RQScheduler(
-            [queue], connection=client, serializer=JSONSerializer, logging_level="WARNING"
+            queues, connection=client, serializer=JSONSerializer, logging_level="WARNING"
         )
-        self.scheduler.prepare_registries([queue.name])
+        self.scheduler.prepare_registries([each.name for each in queues])
         key = RQScheduler.get_locking_key(queue.name)
         self.lock = client.lock(key, timeout=SCHEDULING_LOCK_SECONDS, thread_local=False)
         self.held = False

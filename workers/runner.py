@@ -191,8 +191,9 @@ def run_worker(
         # a fork costs more than a bot's move or a delivery, and at 200 moves a second the
         # forks alone would not keep up. So killing this process kills the job it runs; the
         # job's lease lapses and another worker's maintenance gives it back to the queue.
-        worker = _job_worker(queue)
-        loops += [TimerLoop(context), SchedulerLoop(queue.connection, queue)]
+        later = context.later_queue
+        worker = _job_worker(queue, later)
+        loops += [TimerLoop(context), SchedulerLoop(queue.connection, queue, later)]
         archive_after = archive_after_seconds()  # 0: never (docs/workers.md, "Archiving")
         if archive_after > 0:
             loops.append(ArchiveLoop(context.store, archive_after))
@@ -209,10 +210,11 @@ def run_worker(
         context.webhooks.close()  # the connections it kept
 
 
-def _job_worker(queue: Queue) -> JobWorker:
-    """An RQ worker of `queue`, on the queue's Redis (the store may be a cluster)."""
+def _job_worker(queue: Queue, later: Queue | None = None) -> JobWorker:
+    """An RQ worker of `queue`, then of `later` when `queue` is empty (RQ asks the queues in
+    their order for each job), on the queue's Redis (the store may be a cluster)."""
     worker = JobWorker(
-        [queue],
+        [queue] if later is None else [queue, later],
         connection=queue.connection,
         serializer=JSONSerializer,
         maintenance_interval=MAINTENANCE_SECONDS,
@@ -278,6 +280,10 @@ class EmbeddedWorkers(Loop):
         worker = ThreadWorker(
             [self.queue], connection=self.queue.connection, serializer=JSONSerializer
         )
+        later = self.context.later_queue
+        after = None if later is None else ThreadWorker(
+            [later], connection=later.connection, serializer=JSONSerializer
+        )  # fmt: skip
         trimmed = worked = timed = time.monotonic()
         while not self.stopped.is_set():
             try:
@@ -288,6 +294,10 @@ class EmbeddedWorkers(Loop):
                 if handled or time.monotonic() - worked > RETRY_SECONDS:
                     # with the scheduler: the jobs whose retry is due are queued again first
                     worker.work(burst=True, with_scheduler=True, logging_level="WARNING")
+                    worked = time.monotonic()
+                elif after is not None and after.work(
+                    burst=True, max_jobs=1, with_scheduler=True, logging_level="WARNING"
+                ):  # one job nobody waits on, between the notices (a second or two)
                     worked = time.monotonic()
                 else:
                     self.stopped.wait(IDLE_SECONDS)

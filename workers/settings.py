@@ -28,12 +28,20 @@ from workers.tracing import TracedQueue
 from workers.webhook_sending import WebhookSender
 
 QUEUE = "patrician"
+LATER = "later"
 
 
 def queue_of(client: Any, prefix: str) -> Queue:
     """The jobs' queue: JSON, never pickle (a job is a function name and primitive values);
     each job carries the request id it follows from (`workers.tracing`)."""
     return TracedQueue(f"{prefix}:{QUEUE}", connection=client, serializer=JSONSerializer)
+
+
+def later_queue_of(client: Any, prefix: str) -> Queue:
+    """The queue of the work nobody waits on (a finished game's analysis): a job worker takes
+    a job of it only when the jobs' queue is empty, so that it never holds up a bot's move
+    or a delivery by more than one of its jobs (a second or two)."""
+    return TracedQueue(f"{prefix}:{QUEUE}:{LATER}", connection=client, serializer=JSONSerializer)
 
 
 class WorkerSettings(msgspec.Struct, frozen=True):
@@ -76,11 +84,12 @@ def context_for(
     if signer is None:
         signer = signer_for(settings.signing_key_file)
         store.run(announce_op(settings.prefix, signer, iso(clock())))  # before it signs
+    jobs_client = client if queue_client is None else queue_client
     return WorkerContext(
         store,
         CommandPath(store.context, game_data),
         Accounts(settings.prefix, cluster=on_cluster(client)),
-        queue_of(client if queue_client is None else queue_client, settings.prefix),
+        queue_of(jobs_client, settings.prefix),
         webhooks=WebhookSender(Allowlist.parse(settings.webhook_allow)),
         public_url=settings.public_url.rstrip("/"),
         clock=clock,
@@ -91,4 +100,5 @@ def context_for(
         push_key=push_key or push_key_for(settings.push_key_file, embedded=False),
         push_contact=settings.push_contact,
         analysis_iterations=settings.analysis_iterations,
+        later_queue=later_queue_of(jobs_client, settings.prefix),
     )

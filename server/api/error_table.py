@@ -89,7 +89,7 @@ def _body(error: Exception, scope: Any) -> ErrorBody | None:
             return ErrorBody(409, "game_not_playing", f"the game is not in play ({error.phase})")
         case GameNotOver():
             said = _PHASE_WORDS.get(error.phase, error.phase)
-            return ErrorBody(409, "game_not_over", f"a rematch follows the end of a game: {said}")
+            return ErrorBody(409, "game_not_over", f"{error.needs}: {said}")
         case InvalidSetting():
             return ErrorBody(422, "invalid_setting", error.message, field=error.field)
         case VersionConflict():

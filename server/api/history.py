@@ -46,6 +46,17 @@ class HistoryRoutes(Controller):
         return await services.history.events(game_id, viewer, query_version(request, after))
 
     @get(
+        "/{game_id:str}/analysis",
+        operation_id="getAnalysis",
+        responses=error_responses(400, 404, 409),
+    )
+    async def analysis(self, game_id: FromPath[str], services: Svc) -> answers.GameAnalysis:
+        """A finished game's analysis: every decision judged from what its seat could see
+        (docs/bots.md, "Analysis"), as far as it is made (`status`); 409 while the game is
+        not over."""
+        return await services.analysis.of(game_id)
+
+    @get(
         "/{game_id:str}/stream",
         operation_id="followEvents",
         media_type="text/event-stream",

@@ -64,7 +64,7 @@ class Settings(msgspec.Struct, frozen=True):
     localhost."""
     analysis_iterations: int = 1500
     """The search's iterations per decision when a finished game is analysed
-    (`PATRICIAN_ANALYSIS_ITERATIONS`, at least 1; docs/bots.md, "Analysis")."""
+    (`PATRICIAN_ANALYSIS_ITERATIONS`; 0: no game is analysed; docs/bots.md, "Analysis")."""
     rate_players: int = 10_000
     """New players per client address in a rate window (`PATRICIAN_RATE_PLAYERS`; 0: no limit;
     docs/api.md, "Rate limits"). Generous: a benchmark creates thousands from one address."""
@@ -131,7 +131,7 @@ class Settings(msgspec.Struct, frozen=True):
             signing_key_file=env.get("PATRICIAN_SIGNING_KEY_FILE") or None,
             push_key_file=env.get("PATRICIAN_PUSH_KEY_FILE") or None,
             push_contact=env.get("PATRICIAN_PUSH_CONTACT", ""),
-            analysis_iterations=whole_number(env, "PATRICIAN_ANALYSIS_ITERATIONS", 1500, least=1),
+            analysis_iterations=whole_number(env, "PATRICIAN_ANALYSIS_ITERATIONS", 1500),
             rate_players=whole_number(env, "PATRICIAN_RATE_PLAYERS", 10_000),
             rate_games=whole_number(env, "PATRICIAN_RATE_GAMES", 10_000),
             rate_joins=whole_number(env, "PATRICIAN_RATE_JOINS", 20_000),

@@ -4,8 +4,11 @@ documented in the OpenAPI document Litestar builds from them and in `docs/api.md
 
 from __future__ import annotations
 
+from typing import Literal
+
 import msgspec
 
+from domain.commands import Command
 from domain.events import Edition, Event, GameEnded, Module
 from domain.view import TableRequirements, View
 from evidence.signatures import Receipt
@@ -346,3 +349,52 @@ class PlayerProfile(msgspec.Struct, frozen=True):
     offset: int
     games: tuple[ProfileGame, ...]
     """From the latest change down, from `offset` on."""
+
+
+# --- a finished game's analysis (`GET /api/games/{id}/analysis`, docs/api.md "Analysis") -----
+
+
+class JudgedDecision(msgspec.Struct, frozen=True):
+    """One decision of the game, judged from what its seat could see at its version."""
+
+    version: int
+    """The version the game stood at when it was made (the replay's step)."""
+    seat: int
+    played: Command
+    best: Command
+    """The option the search preferred; `played` when it agrees."""
+    chance_before: float
+    """The seat's chance to win with `best` (0..1, the search's estimate)."""
+    chance_after: float
+    """Its chance with `played`."""
+    loss: float
+    """`chance_before - chance_after`."""
+    mark: Literal["inaccuracy", "mistake", "blunder"] | None
+    options: int
+    """How many commands were legal (a decision with one is not judged)."""
+    by: str = ""
+    """"" the seat's player; else who acted for them (a timeout's `clock:<level>`, a seat
+    handed over's `bot:<level>`): such a decision counts in no figure of the seat."""
+
+
+class SeatAnalysis(msgspec.Struct, frozen=True):
+    seat: int
+    accuracy: float | None
+    """0..100 over the player's own judged decisions (null: none)."""
+    judged: int
+    inaccuracies: int
+    mistakes: int
+    blunders: int
+
+
+class GameAnalysis(msgspec.Struct, frozen=True):
+    game_id: str
+    status: Literal["queued", "running", "done"]
+    decisions: int
+    """How many decisions the game has (0 while queued)."""
+    analysed: int
+    """How many were analysed so far."""
+    thresholds: dict[str, float]
+    """The least loss of each mark."""
+    seats: tuple[SeatAnalysis, ...]
+    judged: tuple[JudgedDecision, ...]

@@ -81,9 +81,11 @@ class GameNotOver(Exception):
     """Something only a finished game allows (a rematch), asked of one that waits, is in play
     or was cancelled: 409."""
 
-    def __init__(self, phase: str) -> None:
+    def __init__(self, phase: str, needs: str = "a rematch follows the end of a game") -> None:
         super().__init__(phase)
         self.phase = phase
+        self.needs = needs
+        """What asked for the end, in words."""
 
 
 class SeatViewSecret(Exception):

@@ -14,6 +14,7 @@ from evidence.signing_keys import signer_for
 from outbound.targets import Allowlist
 from outbound.web_push import PushKey
 from server.services.accounts import AccountService
+from server.services.analysis import AnalysisService
 from server.services.games import GameService
 from server.services.handovers import Enqueue, HandoverService
 from server.services.history import HistoryService
@@ -52,6 +53,7 @@ class Services(NamedTuple):
     rematch: RematchService
     ratings: RatingService
     profiles: ProfileService
+    analysis: AnalysisService
 
 
 def build_services(
@@ -97,8 +99,7 @@ def build_services(
     return Services(
         accounts, games, HistoryService(games), listings, notifications, handovers, vacations, talk,
         PreviewService(games), StreamTicketService(games), signer, push,
-        RematchService(games, accounts), ratings,
-        profiles,
+        RematchService(games, accounts), ratings, profiles, AnalysisService(games, prefix),
     )  # fmt: skip
 
 

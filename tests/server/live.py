@@ -36,8 +36,9 @@ def unique_prefix(kind: str = "srv") -> str:
 
 
 def build_app(settings: Settings | None = None, clock: Clock = system_clock) -> Litestar:
-    """The app of `create_app` (the embedded store unless `settings` say otherwise)."""
-    return create_app(settings or Settings(), clock=clock)
+    """The app of `create_app` (the embedded store unless `settings` say otherwise; the
+    analysis on the tests' budget, tests/conftest.py)."""
+    return create_app(settings or Settings(analysis_iterations=20), clock=clock)
 
 
 def redis_client(url: str = REDIS_URL) -> redis.Redis:

@@ -1,0 +1,108 @@
+"""A finished game analysed by the jobs its end enqueues, on a real Redis with `patrician serve`
+and `patrician worker`: refused while the game is in play, then served as it is made, and
+once made exactly what the analysis gives offline from the game's record (the same seed, the
+same budget); a slice's job run again changes nothing and enqueues nothing."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import msgspec
+import pytest
+import redis
+
+from bots.analysis import Analyst, decisions
+from domain.commands import Command
+from projections.analysis import SLICE
+from server.config.card_data import load_game_data
+from store.analysis import analysis_key
+from tests.server.client import Api
+from tests.server.records import record_events
+from tests.workers.test_inbox import PREFIX, Table
+from workers.analysis import analyse_slice
+from workers.settings import WorkerSettings, context_for
+
+ITERATIONS = 30
+"""A small budget: the test checks what is made, bench/analysis.py how fast."""
+
+
+@pytest.fixture
+def analysing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Table, Api]]:
+    monkeypatch.setenv("PATRICIAN_ANALYSIS_ITERATIONS", str(ITERATIONS))
+    running = Table(tmp_path)
+    try:
+        running.start()
+        with httpx.Client(base_url=running.server.url, timeout=30) as client:
+            yield running, Api(client)
+    finally:
+        running.stop()
+
+
+def _analysis(api: Api, game_id: str) -> httpx.Response:
+    return api.request("GET", f"/api/games/{game_id}/analysis")
+
+
+def _done(api: Api, game_id: str) -> tuple[Any, list[str]]:
+    """The analysis once made, and each status it was seen in on the way."""
+    seen: list[str] = []
+    deadline = time.monotonic() + 90
+    while True:
+        body = api.ok(_analysis(api, game_id))
+        if not seen or seen[-1] != body["status"]:
+            seen.append(body["status"])
+        if body["status"] == "done":
+            return body, seen
+        assert time.monotonic() < deadline, body
+        assert body["analysed"] <= body["decisions"]
+        time.sleep(0.2)
+
+
+@pytest.mark.redis
+def test_a_finished_game_is_analysed_by_its_jobs_as_the_record_says_offline(
+    analysing: tuple[Table, Api],
+) -> None:
+    running, api = analysing
+    rng = random.Random(5)
+    ann, bob = api.create_player("Ann"), api.create_player("Bob")
+    created = api.create_game(ann, 2, entropy="a1")
+    game_id = created["game_id"]
+    api.join(bob, game_id, created["invite_code"], "b2")
+    refused = _analysis(api, game_id)
+    assert refused.status_code == 409 and refused.json()["error"] == "game_not_over"
+    api.table_of(game_id, [ann, bob]).play_to_end(rng, whole_turns=0.8)
+
+    served, statuses = _done(api, game_id)
+    assert statuses[-1] == "done" and set(statuses) <= {"queued", "running", "done"}
+    record = api.record(game_id)
+    log = record_events(record)
+    found = list(decisions(log))
+    assert served["decisions"] == served["analysed"] == len(found)
+    analyst = Analyst(iterations=ITERATIONS)
+    offline = [j for d in found if (j := analyst.judge_decision(log, d, game_id)) is not None]
+    assert [
+        (j["version"], j["seat"], msgspec.convert(j["played"], Command), j["chance_after"])
+        for j in served["judged"]
+    ] == [(j.version, j.seat, j.played, j.after) for j in offline]
+    assert [j["best"] for j in served["judged"]] == [msgspec.to_builtins(j.best) for j in offline]
+    assert all(j["by"] == "" for j in served["judged"])  # both players played every turn
+    for seat in served["seats"]:
+        own = [j for j in offline if j.seat == seat["seat"]]
+        assert seat["judged"] == len(own)
+        assert seat["blunders"] == sum(j.mark == "blunder" for j in own)
+        assert 0 <= seat["accuracy"] <= 100
+    assert served["thresholds"] == {"blunder": 0.15, "mistake": 0.1, "inaccuracy": 0.05}
+
+    client = redis.Redis(port=running.redis.port)
+    kept = client.hgetall(analysis_key(PREFIX, game_id))
+    assert len(kept) == 1 + -(-len(found) // SLICE)  # the count, and one field a slice
+    queued = client.llen(f"rq:queue:{PREFIX}:patrician")
+    settings = WorkerSettings(prefix=PREFIX, analysis_iterations=ITERATIONS)
+    context = context_for(client, load_game_data(), settings)
+    assert analyse_slice(context, game_id, 0).endswith("were analysed")
+    assert client.hgetall(analysis_key(PREFIX, game_id)) == kept
+    assert client.llen(f"rq:queue:{PREFIX}:patrician") == queued
