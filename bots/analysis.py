@@ -155,11 +155,11 @@ class Analyst:
         belief = Belief(seen)
         root = Node(-1)
         self._search.grow(root, seen, belief, rng)
+        best = max(root.children.items(), key=lambda item: item[1].visits)[0]  # its choice
         tried = root.children.get(played)
         short = self.played_visits - (0 if tried is None else tried.visits)
-        if short > 0:
+        if short > 0:  # (after the choice: these visits are the reading's, not the search's)
             self._search.grow(root, seen, belief, rng, iterations=short, first=played)
-        best = max(root.children.items(), key=lambda item: item[1].visits)[0]
         after = _chance(root.children[played])
         before = max(_chance(root.children[best]), after)
         return Judgement(

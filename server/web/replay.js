@@ -18,6 +18,7 @@ import { Cards, gameDataOf } from "./cards.js";
 import { BoardPicture, onColumnsChange, seatName } from "./board.js";
 import { seatsTable, resultTable, pendingText, cardList, actedBy } from "./seats.js";
 import { gameTitle, pageTitle } from "./names.js";
+import { analysisOf } from "./analysis.js";
 
 const gameId = decodeURIComponent(location.pathname.split("/")[2] || "");
 const title = pageTitle("Replay"); // "Replay: Ada, Bea and Greedy bot — Towers" once loaded
@@ -35,6 +36,7 @@ const parts = {
   chart: h("section", { class: "chart", "aria-label": "Points and tokens over the game" }),
   log: h("ol", { class: "log", "aria-label": "The game in words" }),
   result: h("div"),
+  analysis: h("div"),
 };
 parts.logBox = h("section", { class: "log-wrap", "aria-label": "Log", tabindex: 0 }, h("h2", {}, "Log"), parts.log);
 parts.named = h("a", { href: `/games/${encodeURIComponent(gameId)}` }, "the game"); // its title once loaded
@@ -44,7 +46,7 @@ replace(main,
   parts.message, h("div", { class: "replay-bar" }, parts.where, parts.controls), parts.jumps,
   h("div", { class: "replay" },
     parts.board,
-    h("div", { class: "side" }, parts.result, parts.seats, parts.chart, parts.logBox, parts.hand)),
+    h("div", { class: "side" }, parts.result, parts.seats, parts.chart, parts.analysis, parts.logBox, parts.hand)),
   h("p", { class: "keys" }, "Keys: \u2190 \u2192 step, Home / End first and last, PageUp / PageDown previous and next city scoring, Space play or pause."));
 
 const noBoard = h("p", { class: "hint", hidden: true }, "No board yet: the cities are laid out once the table is full.");
@@ -115,6 +117,7 @@ function where(current) {
     h("p", { class: "step-count" }, `Step ${page.index + 1} of ${steps().length} (version ${current.version} of ${page.replay.version})`),
     current.text ? h("p", { class: "step-event" }, current.text) : null,
     by ? h("p", { class: "step-by" }, by) : null,
+    page.analysis ? page.analysis.wordsAt(page.index) : null,
     h("p", { class: "pending step-state", dataset: { phase: view.phase, seat: pending.seat ?? "", step: pending.step ?? "" } },
       pendingText(view, page.replay.viewer)));
 }
@@ -258,7 +261,19 @@ function controls() {
     h("button", { type: "button", onclick: () => next(scoring) }, "Next scoring"),
     h("label", {}, "Next turn of ", seatChoice),
     h("button", { type: "button", onclick: () => next(turnOf(Number(seatChoice.value))) }, "Go to that turn"),
-    h("label", {}, "Hand shown ", perspective));
+    h("label", {}, "Hand shown ", perspective),
+    page.analysis ? page.analysis.jumps : null);
+}
+
+// A finished game's analysis (./analysis.js): its panel, its jump, its marks on the log.
+function analyse() {
+  page.analysis = analysisOf({
+    gameId, steps, indexOfVersion, go, index: () => page.index, cards: () => page.cards,
+    logItems: () => page.logItems, say: (text) => status(parts.message, text),
+    onReady: () => { page.analysis.markLog(); where(step()); },
+  });
+  replace(parts.analysis, page.analysis.section);
+  page.analysis.load();
 }
 
 // The log holds the steps that say something in words; a step of bookkeeping is shown by
@@ -312,6 +327,7 @@ try {
   parts.named.textContent = gameTitle(steps()[steps().length - 1].view);
   title.set(`Replay: ${parts.named.textContent}`);
   scrub.max = String(steps().length - 1);
+  if (page.replay.over) analyse();
   controls();
   const wanted = versionFromHash();
   go(wanted === null ? 0 : indexOfVersion(wanted));
@@ -319,6 +335,7 @@ try {
   // The board first; the log in words and the chart of the whole game right after it.
   setTimeout(() => {
     log();
+    if (page.analysis) page.analysis.markLog(); // if it came first
     chart();
     go(page.index);
   }, 0);

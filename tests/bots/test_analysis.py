@@ -124,6 +124,9 @@ def test_a_floor_that_throws_a_cities_shorter_tower_away_is_marked_a_mistake_or_
     assert kept.mark is None and kept.best == PlaceFloor(0)
     assert thrown.best == PlaceFloor(0) and thrown.after < kept.after
     assert thrown.mark in ("mistake", "blunder"), thrown
+    # the command played read more often than the search tried anything stays judged so
+    small = Analyst(iterations=60, played_visits=300).judge(seen, PlaceFloor(1), random.Random(1))
+    assert small is not None and small.best == PlaceFloor(0) and small.mark is not None
 
 
 def _swapped(log: list[Event]) -> list[Event]:
