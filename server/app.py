@@ -51,7 +51,12 @@ from server.transport.rate_limits import ClientAddress, RateLimits
 from store.client import AsyncEventStore
 from store.clock import Clock, system_clock
 from store.errors import StoreUnavailable
-from workers.enqueuers import confirmation_enqueuer, handover_enqueuer, vacation_enqueuer
+from workers.enqueuers import (
+    analysis_enqueuer,
+    confirmation_enqueuer,
+    handover_enqueuer,
+    vacation_enqueuer,
+)
 from workers.runner import EmbeddedWorkers
 from workers.settings import context_for, queue_of
 from workers.smtp import without_password
@@ -178,6 +183,11 @@ def _services(
         enqueue=handover_enqueuer(clients.queue, settings.prefix),
         confirm_email=confirmation_enqueuer(clients.queue, settings.prefix),
         away=vacation_enqueuer(clients.queue, settings.prefix),
+        analyse=(
+            analysis_enqueuer(clients.queue, settings.prefix)
+            if settings.analysis_iterations
+            else None
+        ),
         clock=clock,
         signer=signer,
         push_key=push_key,

@@ -10,7 +10,11 @@ id and the version, and its budget is a number of iterations).
 
 from __future__ import annotations
 
+import contextlib
+
 import msgspec
+from rq import Queue
+from rq.exceptions import DuplicateJobError
 
 from bots.analysis import Analyst, decisions
 from domain.evolve import fold
@@ -32,11 +36,17 @@ def enqueue_analysis(context: WorkerContext, game_id: str, start: int = 0) -> No
     """The job that analyses the slice of `game_id`'s decisions from index `start`, on the
     queue of the work nobody waits on (`workers.settings.later_queue_of`): a job worker
     takes it only when no other job waits."""
-    queue = context.later_queue or context.queue
-    queue.enqueue(
-        ANALYSE, game_id, start, job_id=job_id(game_id, start, "analysis"), retry=MOVED_RETRY,
-        job_timeout=JOB_SECONDS, result_ttl=0,
-    )  # fmt: skip
+    enqueue_slice(context.later_queue or context.queue, game_id, start)
+
+
+def enqueue_slice(queue: Queue, game_id: str, start: int = 0) -> None:
+    """The job of the slice from `start` on `queue`, unless it is there already (one job id
+    per slice, enqueued as unique: asked twice while it waits, it is one job)."""
+    with contextlib.suppress(DuplicateJobError):
+        queue.enqueue(
+            ANALYSE, game_id, start, job_id=job_id(game_id, start, "analysis"),
+            retry=MOVED_RETRY, job_timeout=JOB_SECONDS, result_ttl=0, unique=True,
+        )  # fmt: skip
 
 
 def analysis_begun(context: WorkerContext, game_id: str) -> bool:

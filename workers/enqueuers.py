@@ -1,16 +1,17 @@
 """What the server calls to enqueue the jobs that follow a player's acts outside a game's
-stream (a resignation, a new e-mail address, a vacation): each a function made once for the
-server's queue, enqueueing by the job's stored name (`workers.jobs`, `workers.mail`,
-`workers.deadlines`)."""
+stream (a resignation, a new e-mail address, a vacation, an analysis asked for): each a
+function made once for the server's queue, enqueueing by the job's stored name
+(`workers.jobs`, `workers.mail`, `workers.deadlines`, `workers.analysis`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
 
+from workers.analysis import enqueue_slice
 from workers.job_ids import job_id
 from workers.retries import DELIVERY_RETRY, MOVED_RETRY
-from workers.settings import queue_of
+from workers.settings import later_queue_of, queue_of
 
 HANDED_OVER = "workers.jobs.handed_over"
 CONFIRM_ADDRESS = "workers.mail.confirm_address"
@@ -49,5 +50,17 @@ def vacation_enqueuer(client: Any, prefix: str) -> Callable[[str], None]:
 
     def enqueue(player_id: str) -> None:
         queue.enqueue(PLAYER_AWAY, player_id, retry=MOVED_RETRY)
+
+    return enqueue
+
+
+def analysis_enqueuer(client: Any, prefix: str) -> Callable[[str], None]:
+    """What the server calls when a finished game's analysis is asked for and has not begun
+    (a game that ended before games were analysed): the job of its first slice
+    (`workers.analysis`), once however often it is asked."""
+    queue = later_queue_of(client, prefix)
+
+    def enqueue(game_id: str) -> None:
+        enqueue_slice(queue, game_id)
 
     return enqueue

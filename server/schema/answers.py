@@ -389,7 +389,8 @@ class SeatAnalysis(msgspec.Struct, frozen=True):
 
 class GameAnalysis(msgspec.Struct, frozen=True):
     game_id: str
-    status: Literal["queued", "running", "done"]
+    status: Literal["queued", "running", "done", "off"]
+    """`off`: this server analyses no game."""
     decisions: int
     """How many decisions the game has (0 while queued)."""
     analysed: int

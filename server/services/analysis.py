@@ -7,6 +7,7 @@ analyse only a finished game, so nothing of it can help a live one.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal, cast
 
 from bots.analysis import MARKS, Judgement
@@ -18,13 +19,18 @@ from store.analysis import analysis_op
 
 THRESHOLDS = dict(MARKS)
 Mark = Literal["inaccuracy", "mistake", "blunder"]
-Status = Literal["queued", "running", "done"]
+Status = Literal["queued", "running", "done", "off"]
 
 
 class AnalysisService:
-    def __init__(self, games: GameService, prefix: str) -> None:
+    def __init__(
+        self, games: GameService, prefix: str, enqueue: Callable[[str], None] | None = None
+    ) -> None:
         self.games = games
         self.prefix = prefix
+        self.enqueue = enqueue
+        """Begins a finished game's analysis (`workers.enqueuers.analysis_enqueuer`); None:
+        this server analyses no game (`PATRICIAN_ANALYSIS_ITERATIONS=0`)."""
 
     async def of(self, game_id: str) -> answers.GameAnalysis:
         """The game's analysis as far as it is made."""
@@ -34,6 +40,11 @@ class AnalysisService:
         decisions, slices = await self.games.run(analysis_op(self.prefix, game_id))
         found = read_analysis(state.board.seats, decisions, slices)
         status: Status = "done" if found.complete else "running" if decisions else "queued"
+        if not decisions:
+            if self.enqueue is None:
+                status = "off"
+            else:  # a game over before games were analysed, or its first job lost: begun now
+                self.enqueue(game_id)
         return answers.GameAnalysis(
             game_id, status, found.decisions, found.done, THRESHOLDS,
             tuple(_seat(seat) for seat in found.seats),

@@ -68,6 +68,7 @@ def build_services(
     enqueue: Enqueue | None = None,
     confirm_email: Callable[[str, str], None] | None = None,
     away: Callable[[str], None] | None = None,
+    analyse: Callable[[str], None] | None = None,
     signer: Signer | None = None,
     push_key: PushKey | None = None,
 ) -> Services:
@@ -99,7 +100,7 @@ def build_services(
     return Services(
         accounts, games, HistoryService(games), listings, notifications, handovers, vacations, talk,
         PreviewService(games), StreamTicketService(games), signer, push,
-        RematchService(games, accounts), ratings, profiles, AnalysisService(games, prefix),
+        RematchService(games, accounts), ratings, profiles, AnalysisService(games, prefix, analyse),
     )  # fmt: skip
 
 

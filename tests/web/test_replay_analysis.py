@@ -45,7 +45,7 @@ def analysed(web_server: LiveServer) -> Iterator[tuple[str, dict[str, Any], dict
 
 def _step_of(replay: dict[str, Any], version: int) -> int:
     """The version of the replay's step that shows a decision made at `version`."""
-    return max(s["version"] for s in replay["steps"] if s["version"] <= version + 1)
+    return max(int(s["version"]) for s in replay["steps"] if s["version"] <= version + 1)
 
 
 @pytest.mark.parametrize("size", sorted(SIZES))

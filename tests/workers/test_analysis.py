@@ -15,13 +15,16 @@ import httpx
 import msgspec
 import pytest
 import redis
+from litestar.testing import TestClient
 
 from bots.analysis import Analyst, decisions
 from domain.commands import Command
 from projections.analysis import SLICE
 from server.config.card_data import load_game_data
+from server.config.settings import Settings
 from store.analysis import analysis_key
 from tests.server.client import Api
+from tests.server.live import build_app
 from tests.server.records import record_events
 from tests.workers.test_inbox import PREFIX, Table
 from workers.analysis import analyse_slice
@@ -106,3 +109,21 @@ def test_a_finished_game_is_analysed_by_its_jobs_as_the_record_says_offline(
     assert analyse_slice(context, game_id, 0).endswith("were analysed")
     assert client.hgetall(analysis_key(PREFIX, game_id)) == kept
     assert client.llen(f"rq:queue:{PREFIX}:patrician") == queued
+
+    # a game over before games were analysed: asking for its analysis begins it, once
+    client.delete(analysis_key(PREFIX, game_id))
+    asked = [api.ok(_analysis(api, game_id))["status"] for _ in range(3)]
+    assert asked[0] == "queued"
+    again, _statuses = _done(api, game_id)
+    assert again["judged"] == served["judged"] and again["seats"] == served["seats"]
+    assert client.hgetall(analysis_key(PREFIX, game_id)) == kept
+
+
+def test_a_server_that_analyses_no_game_says_so() -> None:
+    settings = Settings(analysis_iterations=0, embedded_workers=False)
+    with TestClient(build_app(settings), timeout=30) as client:
+        api = Api(client)
+        table = api.new_table(2, rng=random.Random(4))
+        table.play_to_end(random.Random(4), whole_turns=0.8)
+        body = api.ok(_analysis(api, table.game_id))
+        assert (body["status"], body["decisions"], body["judged"]) == ("off", 0, [])
