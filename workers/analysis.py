@@ -18,8 +18,9 @@ from rq.exceptions import DuplicateJobError
 
 from bots.analysis import Analyst, decisions
 from domain.evolve import fold
-from projections.analysis import SLICE, Slice, encode_slice
-from store.analysis import analysis_op, write_slice_op
+from domain.state import State
+from projections.analysis import SLICE, Slice, encode_slice, read_analysis
+from store.analysis import GameAccuracy, analysis_op, write_accuracies_op, write_slice_op
 from store.reads import batches_op, log_op
 from store.stored import meta_decoder
 from workers.bot_play import levels_of
@@ -76,6 +77,8 @@ def analyse_slice(context: WorkerContext, game_id: str, start: int) -> str:
     if start in kept_slices:  # a follow-up or a job run again: the work is done
         if end < len(found) and end not in kept_slices:
             enqueue_analysis(context, game_id, end)
+        elif end >= len(found):  # (the job that wrote it may have died before this)
+            keep_accuracies(context, game_id, state)
         return f"decisions {start + 1}-{end} were analysed"
     by = _by_version(context, game_id, levels_of(context, game_id, state, {}))
     seat_player = [state.players[index] for index in state.seat_players]
@@ -91,7 +94,26 @@ def analyse_slice(context: WorkerContext, game_id: str, start: int) -> str:
     context.store.run(write_slice_op(prefix, game_id, len(found), start, encode_slice(kept)))
     if end < len(found):
         enqueue_analysis(context, game_id, end)
+    else:
+        keep_accuracies(context, game_id, state)
     return f"analysed decisions {start + 1}-{end} of {len(found)}"
+
+
+def keep_accuracies(context: WorkerContext, game_id: str, state: State) -> None:
+    """Each player's accuracy in the analysed game, kept for their page (the players whose
+    own decisions were judged)."""
+    prefix = context.accounts.prefix
+    decisions_count, slices = context.store.run(analysis_op(prefix, game_id))
+    found = read_analysis(state.board.seats, decisions_count, slices)
+    if not found.complete:
+        return  # (the last slice's job runs after the others': not met but by hand)
+    seat_player = [state.players[index] for index in state.seat_players]
+    kept = {
+        seat_player[seat.seat]: GameAccuracy(round(seat.accuracy, 1), seat.judged)
+        for seat in found.seats
+        if seat.accuracy is not None
+    }
+    context.store.run(write_accuracies_op(prefix, game_id, kept))
 
 
 def _by_version(

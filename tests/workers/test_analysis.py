@@ -22,7 +22,7 @@ from domain.commands import Command
 from projections.analysis import SLICE
 from server.config.card_data import load_game_data
 from server.config.settings import Settings
-from store.analysis import analysis_key
+from store.analysis import GameAccuracy, accuracies_op, analysis_key
 from tests.server.client import Api
 from tests.server.live import build_app
 from tests.server.records import record_events
@@ -44,6 +44,10 @@ def analysing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple
             yield running, Api(client)
     finally:
         running.stop()
+
+
+def settings_of() -> WorkerSettings:
+    return WorkerSettings(prefix=PREFIX, analysis_iterations=ITERATIONS)
 
 
 def _analysis(api: Api, game_id: str) -> httpx.Response:
@@ -101,11 +105,15 @@ def test_a_finished_game_is_analysed_by_its_jobs_as_the_record_says_offline(
     assert served["thresholds"] == {"blunder": 0.15, "mistake": 0.1, "inaccuracy": 0.05}
 
     client = redis.Redis(port=running.redis.port)
+    context = context_for(client, load_game_data(), settings_of())
+    seats = {p["player"]: p["seat"] for p in api.board(game_id)["players"]}
+    for player in (ann, bob):  # kept for their pages
+        kept_for = context.store.run(accuracies_op(PREFIX, player.player_id))
+        figures = served["seats"][seats[player.player_id]]
+        assert kept_for == {game_id: GameAccuracy(figures["accuracy"], figures["judged"])}
     kept = client.hgetall(analysis_key(PREFIX, game_id))
     assert len(kept) == 1 + -(-len(found) // SLICE)  # the count, and one field a slice
     queued = client.llen(f"rq:queue:{PREFIX}:patrician")
-    settings = WorkerSettings(prefix=PREFIX, analysis_iterations=ITERATIONS)
-    context = context_for(client, load_game_data(), settings)
     assert analyse_slice(context, game_id, 0).endswith("were analysed")
     assert client.hgetall(analysis_key(PREFIX, game_id)) == kept
     assert client.llen(f"rq:queue:{PREFIX}:patrician") == queued
