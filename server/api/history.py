@@ -148,7 +148,8 @@ class HistoryRoutes(Controller):
         version: Annotated[
             str,
             Parameter(
-                description="A version: ASCII digits, 1 to 2^53 - 1", pattern=r"^[0-9]{1,16}$"
+                description="A version: ASCII digits, 0 to 2^53 - 1",
+                pattern=limits.VERSION_PATTERN,
             ),
         ],
         viewer: ViewerId,

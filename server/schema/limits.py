@@ -69,6 +69,15 @@ Commands = Annotated[list[Command], msgspec.Meta(min_length=1, max_length=MAX_CO
 MAX_VERSION = 2**53 - 1
 """The largest version anyone may name: every JSON client reads it exactly, and it lies well
 within the range of Redis stream ids."""
+VERSION_PATTERN = (
+    r"^([0-9]{1,15}|[0-8][0-9]{15}|900[0-6][0-9]{12}|90070[0-9]{11}|90071[0-8][0-9]{10}"
+    r"|900719[0-8][0-9]{9}|9007199[0-1][0-9]{8}|90071992[0-4][0-9]{7}|900719925[0-3][0-9]{6}"
+    r"|9007199254[0-6][0-9]{5}|90071992547[0-3][0-9]{4}|9007199254740[0-8][0-9]{2}"
+    r"|90071992547409[0-8][0-9]|9007199254740990|9007199254740991)$"
+)
+"""A version in a path, as the OpenAPI document says it: ASCII digits, at most 16, of value at
+most `MAX_VERSION`, what `parse_version` takes (tests/server/api/test_bad_input.py checks
+that both agree)."""
 
 
 Version = Annotated[int, msgspec.Meta(ge=0, le=MAX_VERSION)]

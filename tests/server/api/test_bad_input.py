@@ -10,14 +10,19 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import httpx
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from litestar import Litestar
 from litestar.testing import TestClient
 
+from server.schema.errors import BadParameter
+from server.schema.limits import MAX_VERSION, VERSION_PATTERN, parse_version
 from tests.server.client import Api, Json, Player, Table, command_id
 
 pytestmark = pytest.mark.timeout(60)
@@ -433,3 +438,22 @@ def test_a_body_that_does_not_decode_names_the_field_it_is_about(
         assert answer.status_code == 400 and answer.json()["field"] == field, answer.text
     answer = api.request("POST", "/api/games", player=player, json={"seats": "4"})
     assert answer.status_code == 400 and answer.json()["field"] == "seats"
+
+
+@given(
+    st.one_of(
+        st.integers(min_value=0, max_value=2 * MAX_VERSION).map(str),
+        st.integers(min_value=MAX_VERSION - 1000, max_value=MAX_VERSION + 1000).map(str),
+        st.text(alphabet="0123456789", min_size=1, max_size=18),
+        st.text(max_size=18),
+    )
+)
+def test_the_documented_pattern_of_a_version_admits_exactly_what_the_server_takes(
+    text: str,
+) -> None:
+    try:
+        parse_version(text, "version")
+        taken = True
+    except BadParameter:
+        taken = False
+    assert bool(re.fullmatch(VERSION_PATTERN, text)) == taken

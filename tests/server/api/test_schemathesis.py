@@ -186,7 +186,7 @@ def test_the_openapi_document_marks_the_token_optional_on_reads(
         for path, operations in document["paths"].items()
         if path.startswith("/api/games/{game_id}") and "get" in operations
     ]
-    assert len(reads) == 8  # board, events, stream, replay, at, record, talk, notation
+    assert len(reads) == 9  # board, events, stream, replay, at, record, talk, notation, analysis
     required = [
         path for path in reads if {} not in document["paths"][path]["get"].get("security", [{}])
     ]
