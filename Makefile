@@ -36,6 +36,7 @@ bench: $(BIN)/.installed
 	$(BIN)/python bench/store.py
 	$(BIN)/python bench/server.py
 	$(BIN)/python bench/bots.py
+	$(BIN)/python bench/analysis.py
 	$(BIN)/python bench/workers.py
 	$(BIN)/python bench/push.py
 	$(BIN)/python bench/web.py
