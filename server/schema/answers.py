@@ -291,6 +291,9 @@ class ProfileGame(msgspec.Struct, frozen=True):
     """The page's player's place, points and win, once the game is over (null before)."""
     result: GameEnded | None
     """The final scores and winners, as the event `game_ended` (null before the end)."""
+    accuracy: float | None = None
+    """The page's player's accuracy in the game, once it is analysed (docs/api.md,
+    "Analysis"; null before, or when no decision of theirs was judged)."""
 
 
 class RatingPoint(msgspec.Struct, frozen=True):
@@ -349,6 +352,18 @@ class PlayerProfile(msgspec.Struct, frozen=True):
     offset: int
     games: tuple[ProfileGame, ...]
     """From the latest change down, from `offset` on."""
+    accuracy: AccuracyRecord = msgspec.field(default_factory=lambda: AccuracyRecord(0, 0, None))
+    """Over every analysed game of theirs."""
+
+
+class AccuracyRecord(msgspec.Struct, frozen=True):
+    """A player's accuracy over their analysed games: the mean of every judged decision of
+    theirs (each game weighted by its judged decisions)."""
+
+    games: int
+    decisions: int
+    accuracy: float | None
+    """0..100, one decimal; null while no game of theirs is analysed."""
 
 
 # --- a finished game's analysis (`GET /api/games/{id}/analysis`, docs/api.md "Analysis") -----

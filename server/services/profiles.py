@@ -3,7 +3,8 @@ their reliability record, from what is kept beside the games; reading only.
 
 What it costs: the player's list and inbox (one round trip, as `/api/me/games`), the states
 of the page's games and their players' records (one round trip each, gathered), the rated
-games' records and the finished games' turns (one HMGET each), and the log's append metadata
+games' records and the finished games' turns (one HMGET each), their accuracy in each analysed
+game (one HGETALL), and the log's append metadata
 of each game in the record's window that is still in play (or finished before its turns were
 kept), each kept here by game, version and seat so that it is read again only once the game
 moved on.
@@ -14,6 +15,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
+import msgspec
 from cachetools import LRUCache
 
 from domain.events import GameEnded, SeatScore
@@ -28,6 +30,7 @@ from server.schema.errors import NotAdmitted, NotFound
 from server.services.listings import ListingService
 from server.services.ratings import RatingService
 from store import accounts, reads
+from store.analysis import GameAccuracy, accuracies_op
 from store.client import AsyncEventStore
 from store.command_path import CommandPath
 from store.errors import GameNotFound
@@ -68,17 +71,23 @@ class ProfileService:
         player = found[player_id]
         entries = _latest_first(await self.listings.entries_of(player_id))
         page = entries[offset : offset + limit]
-        rating, history, record, games = await asyncio.gather(
+        rating, history, record, games, accuracies = await asyncio.gather(
             self.store.run(ratings_op(self.ratings.ratings, [player_id])),
             self._history(player_id, entries),
             self._record(player_id, entries, bot_player=bool(player.bot)),
             self._games(player_id, page),
+            self.store.run(accuracies_op(self.keys.prefix, player_id)),
         )
         rated = rating[player_id]
+        games = tuple(
+            msgspec.structs.replace(game, accuracy=accuracies[game.game_id].accuracy)
+            if game.game_id in accuracies else game
+            for game in games
+        )  # fmt: skip
         return answers.PlayerProfile(
             player_id, player.name, player.bot, shown(rated) if rated.games else None,
             provisional(rated), rated.games, rated.sigma if rated.games else None, history,
-            _record_answer(record), len(entries), offset, games,
+            _record_answer(record), len(entries), offset, games, _accuracy(accuracies),
         )  # fmt: skip
 
     async def record(self, player_id: str) -> Record:
@@ -191,6 +200,15 @@ class ProfileService:
             return await self.store.run(reads.current_op(self.path, game_id))
         except GameNotFound:
             return None
+
+
+def _accuracy(accuracies: dict[str, GameAccuracy]) -> answers.AccuracyRecord:
+    """The accuracy over every analysed game: each game's weighted by its judged decisions."""
+    decisions = sum(each.judged for each in accuracies.values())
+    if not decisions:
+        return answers.AccuracyRecord(0, 0, None)
+    mean = sum(each.accuracy * each.judged for each in accuracies.values()) / decisions
+    return answers.AccuracyRecord(len(accuracies), decisions, round(mean, 1))
 
 
 def _latest_first(entries: Sequence[InboxEntry]) -> list[InboxEntry]:

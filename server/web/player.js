@@ -1,6 +1,6 @@
 // A player's page (/players/{id}): their rating and how it went game by game (a chart, with
 // the figures in a table for those who do not see it), their reliability record in words,
-// and their games, the latest first, each with the others at it and how it went. Reads
+// their accuracy over their analysed games, and their games, the latest first, each with the others at it and how it went. Reads
 // `GET /api/players/{id}/profile` (docs/api.md, "A player's page"); nothing here is secret.
 
 import { h, s, replace, status } from "./dom.js";
@@ -77,6 +77,15 @@ function reliability(record) {
   return lines;
 }
 
+// "Accuracy 87.4 over 12 analysed games (1,234 decisions)."
+function accuracy(record) {
+  if (record.accuracy === null) return [h("p", { class: "figure-line" }, "No game of theirs is analysed yet."), accuracyHint];
+  const games = `${record.games} analysed ${record.games === 1 ? "game" : "games"}`;
+  return [h("p", { class: "figure-line" }, h("strong", { class: "big-figure" }, String(record.accuracy)),
+    ` over ${games}`, h("span", { class: "hint" }, ` (${record.decisions} of their decisions judged)`)), accuracyHint];
+}
+const accuracyHint = h("p", { class: "hint" }, "Each finished game's decisions are judged by the search bot from what the player could see then; 100 means every decision as good as the search's choice. A move the clock or a bot made for them does not count.");
+
 // Where a game leads: the play page for a table that waits and for its own players while it
 // is on, else the replay viewer (a spectator's while it is on).
 function gameLink(game) {
@@ -98,7 +107,8 @@ function gameItem(game, profile) {
   let words;
   if (game.phase === "over") {
     const result = resultOf(game, profile.name);
-    words = [h("strong", {}, result.headline), result.points === null ? "" : ` with ${result.points} points`, against, day ? [" \u00B7 ended ", day] : ""];
+    words = [h("strong", {}, result.headline), result.points === null ? "" : ` with ${result.points} points`, against, day ? [" \u00B7 ended ", day] : "",
+      game.accuracy === null || game.accuracy === undefined ? "" : ` \u00B7 accuracy ${game.accuracy}`];
   } else if (game.phase === "playing") {
     words = [h("strong", {}, "In play"), against, day ? [" \u00B7 last move ", day] : ""];
   } else {
@@ -148,6 +158,8 @@ async function show() {
         h("p", { class: "hint" }, h("a", { href: "/ratings" }, "The rating list"), " says how ratings are made.")),
       h("section", { class: "reliability", "aria-labelledby": "reliability-heading" },
         h("h2", { id: "reliability-heading" }, "Reliability"), reliability(profile.reliability)),
+      h("section", { class: "accuracy-record", "aria-labelledby": "accuracy-heading" },
+        h("h2", { id: "accuracy-heading" }, "Accuracy"), accuracy(profile.accuracy)),
       h("section", { class: "player-games", "aria-labelledby": "games-heading" },
         h("h2", { id: "games-heading" }, `Games (${profile.total})`),
         profile.games.length ? list : h("p", { class: "hint" }, "No games yet."), more)));

@@ -99,3 +99,15 @@ def test_the_replay_shows_each_seats_accuracy_chance_and_marks_and_jumps_to_a_mi
     assert not_blank(png)
     assert page.no_sideways_scroll(), f"the replay with its analysis scrolls sideways at {size}"
     assert page.axe() == [], f"axe found serious violations in the analysis at {size}"
+
+    judged_bot = next(s for s in analysis["seats"] if s["accuracy"] is not None)
+    bot_player = players[judged_bot["seat"]]["player"]
+    page.page.goto(f"/players/{bot_player}")  # its page: its accuracy over its analysed games
+    shown_accuracy = page.page.locator("section.accuracy-record")
+    shown_accuracy.get_by_text(f"{judged_bot['accuracy']:g}", exact=True).wait_for()
+    assert f"over 1 analysed game ({judged_bot['judged']} of" in shown_accuracy.inner_text()
+    item = page.page.locator(f"li[data-game='{game_id}']")
+    assert f"accuracy {judged_bot['accuracy']:g}" in item.inner_text()
+    page.page.screenshot(path=screenshots / f"player-accuracy-{size}.png", full_page=True)
+    assert page.no_sideways_scroll(), f"the player's page scrolls sideways at {size}"
+    assert page.axe() == [], f"axe found serious violations on the player's page at {size}"

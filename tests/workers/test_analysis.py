@@ -111,6 +111,11 @@ def test_a_finished_game_is_analysed_by_its_jobs_as_the_record_says_offline(
         kept_for = context.store.run(accuracies_op(PREFIX, player.player_id))
         figures = served["seats"][seats[player.player_id]]
         assert kept_for == {game_id: GameAccuracy(figures["accuracy"], figures["judged"])}
+        page = api.ok(api.request("GET", f"/api/players/{player.player_id}/profile"))
+        assert page["accuracy"] == {
+            "games": 1, "decisions": figures["judged"], "accuracy": figures["accuracy"],
+        }  # fmt: skip
+        assert page["games"][0]["accuracy"] == figures["accuracy"]
     kept = client.hgetall(analysis_key(PREFIX, game_id))
     assert len(kept) == 1 + -(-len(found) // SLICE)  # the count, and one field a slice
     queued = client.llen(f"rq:queue:{PREFIX}:patrician")

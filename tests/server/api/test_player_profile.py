@@ -113,10 +113,10 @@ def test_a_game_in_play_shows_who_plays_it_but_no_score_and_no_result(api: Api) 
     found = _settled(api, table.seats[1], lambda p: p["games"])
     (game,) = found["games"]
     assert game["phase"] == "playing" and game["ended"] is None
-    assert game["standing"] is None and game["result"] is None
+    assert game["standing"] is None and game["result"] is None and game["accuracy"] is None
     assert set(game) == {
         "game_id", "phase", "edition", "seats", "modules", "seat", "players", "since", "ended",
-        "standing", "result",
+        "standing", "result", "accuracy",
     }, "no hand, no token, no score of a game in play"  # fmt: skip
     assert found["rating"] is None and found["rating_history"] == []
 
