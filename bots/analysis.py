@@ -39,8 +39,8 @@ from domain.legal import legal_commands
 from domain.state import NEW_GAME, State
 
 ITERATIONS = 1500
-"""The search's iterations for a decision by default: a five-seat game judged in about
-40 seconds on one core (bench/analysis.py)."""
+"""The search's iterations for a decision by default: a five-seat game judged in about half
+a minute of one core (bench/analysis.py)."""
 PLAYED_VISITS = 200
 """The visits the command played gets at least (the search is made to try it that often), so
 that its chance is read as closely as the preferred one's."""
@@ -96,7 +96,7 @@ def mark_of(loss: float) -> str | None:
 def accuracy(losses: Sequence[float]) -> float | None:
     """A seat's accuracy over its judged decisions, 0..100: the mean of each decision's, which
     is lichess's curve of the chance lost (in percentage points: none lost is 100, 5 lost
-    about 80, 20 lost about 39). None: nothing judged."""
+    about 80, 20 lost 40). None: nothing judged."""
     if not losses:
         return None
     each = [103.1668 * math.exp(-0.04354 * 100 * loss) - 3.1669 for loss in losses]

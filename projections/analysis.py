@@ -36,7 +36,8 @@ class SeatFigures(NamedTuple):
     seat: int
     accuracy: float | None
     """0..100 over the player's own judged decisions (`bots.analysis.accuracy`)."""
-    judged: int
+    own_decisions: int
+    """The player's own judged decisions (not those made for them)."""
     inaccuracies: int
     mistakes: int
     blunders: int
@@ -45,7 +46,7 @@ class SeatFigures(NamedTuple):
 class Analysis(NamedTuple):
     decisions: int
     """How many decisions the game has (0: the analysis has not begun)."""
-    done: int
+    analysed: int
     """How many of them were analysed so far."""
     judged: list[tuple[Judgement, str]]
     """The judged decisions in order, each with who made it."""
@@ -53,7 +54,7 @@ class Analysis(NamedTuple):
 
     @property
     def complete(self) -> bool:
-        return self.decisions > 0 and self.done >= self.decisions
+        return self.decisions > 0 and self.analysed >= self.decisions
 
 
 _encode = msgspec.msgpack.encode
@@ -62,6 +63,11 @@ _SLICE = msgspec.msgpack.Decoder(Slice)
 
 def encode_slice(part: Slice) -> bytes:
     return _encode(part)
+
+
+def missing_slice(decisions: int, slices: Mapping[int, bytes]) -> int:
+    """The first decision of the first slice not kept (0 before any is)."""
+    return next((start for start in range(0, decisions, SLICE) if start not in slices), 0)
 
 
 def read_analysis(seats: int, decisions: int, slices: Mapping[int, bytes]) -> Analysis:

@@ -55,8 +55,8 @@ class GameAccuracy(msgspec.Struct, frozen=True, gc=False):
     """A player's accuracy in one analysed game (`projections.analysis`), kept for their page."""
 
     accuracy: float
-    judged: int
-    """Their judged decisions in it (the weight of its accuracy in their record)."""
+    own_decisions: int
+    """Their own judged decisions in it (the weight of its accuracy in their record)."""
 
 
 _ACCURACY = msgspec.msgpack.Decoder(GameAccuracy)

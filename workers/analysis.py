@@ -14,7 +14,8 @@ import contextlib
 
 import msgspec
 from rq import Queue
-from rq.exceptions import DuplicateJobError
+from rq.exceptions import DuplicateJobError, NoSuchJobError
+from rq.job import Job, JobStatus
 
 from bots.analysis import Analyst, decisions
 from domain.evolve import fold
@@ -42,12 +43,20 @@ def enqueue_analysis(context: WorkerContext, game_id: str, start: int = 0) -> No
 
 def enqueue_slice(queue: Queue, game_id: str, start: int = 0) -> None:
     """The job of the slice from `start` on `queue`, unless it is there already (one job id
-    per slice, enqueued as unique: asked twice while it waits, it is one job)."""
-    with contextlib.suppress(DuplicateJobError):
+    per slice, enqueued as unique: asked twice while it waits or runs, it is one job). One
+    that failed all its tries keeps its id among RQ's failed jobs for a while: asked again,
+    it is put back in the queue."""
+    slice_id = job_id(game_id, start, "analysis")
+    try:
         queue.enqueue(
-            ANALYSE, game_id, start, job_id=job_id(game_id, start, "analysis"),
-            retry=MOVED_RETRY, job_timeout=JOB_SECONDS, result_ttl=0, unique=True,
+            ANALYSE, game_id, start, job_id=slice_id, retry=MOVED_RETRY,
+            job_timeout=JOB_SECONDS, result_ttl=0, unique=True,
         )  # fmt: skip
+    except DuplicateJobError:
+        with contextlib.suppress(NoSuchJobError):
+            job = Job.fetch(slice_id, connection=queue.connection, serializer=queue.serializer)
+            if job.get_status() == JobStatus.FAILED:
+                job.requeue()
 
 
 def analysis_begun(context: WorkerContext, game_id: str) -> bool:
@@ -68,6 +77,8 @@ def analyse_slice(context: WorkerContext, game_id: str, start: int) -> str:
     state = fold(log)
     if state.result is None:
         return "not over"  # only a finished game is analysed: nothing may help a live one
+    if context.analysis_iterations < 1:
+        return "this worker analyses no game (PATRICIAN_ANALYSIS_ITERATIONS=0)"
     found = list(decisions(log))
     part = found[start : start + SLICE]
     if not part:
@@ -81,7 +92,7 @@ def analyse_slice(context: WorkerContext, game_id: str, start: int) -> str:
             keep_accuracies(context, game_id, state)
         return f"decisions {start + 1}-{end} were analysed"
     by = _by_version(context, game_id, levels_of(context, game_id, state, {}))
-    seat_player = [state.players[index] for index in state.seat_players]
+    seat_player = _players_by_seat(state)
     analyst = Analyst(iterations=context.analysis_iterations)
     judged, makers = [], []
     for decision in part:
@@ -106,14 +117,18 @@ def keep_accuracies(context: WorkerContext, game_id: str, state: State) -> None:
     decisions_count, slices = context.store.run(analysis_op(prefix, game_id))
     found = read_analysis(state.board.seats, decisions_count, slices)
     if not found.complete:
-        return  # (the last slice's job runs after the others': not met but by hand)
-    seat_player = [state.players[index] for index in state.seat_players]
+        return  # (the last slice's job runs after the others': met only by hand)
+    seat_player = _players_by_seat(state)
     kept = {
-        seat_player[seat.seat]: GameAccuracy(round(seat.accuracy, 1), seat.judged)
+        seat_player[seat.seat]: GameAccuracy(round(seat.accuracy, 1), seat.own_decisions)
         for seat in found.seats
         if seat.accuracy is not None
     }
     context.store.run(write_accuracies_op(prefix, game_id, kept))
+
+
+def _players_by_seat(state: State) -> list[str]:
+    return [state.players[index] for index in state.seat_players]
 
 
 def _by_version(

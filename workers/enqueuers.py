@@ -54,13 +54,14 @@ def vacation_enqueuer(client: Any, prefix: str) -> Callable[[str], None]:
     return enqueue
 
 
-def analysis_enqueuer(client: Any, prefix: str) -> Callable[[str], None]:
-    """What the server calls when a finished game's analysis is asked for and has not begun
-    (a game that ended before games were analysed): the job of its first slice
-    (`workers.analysis`), once however often it is asked."""
+def analysis_enqueuer(client: Any, prefix: str) -> Callable[[str, int], None]:
+    """What the server calls when a finished game's analysis is asked for and is not done:
+    the job of its first slice not kept (`workers.analysis`), for a game that ended before
+    games were analysed or an analysis whose job was lost or failed all its tries; one job
+    however often it is asked (the running chain's own, while it runs)."""
     queue = later_queue_of(client, prefix)
 
-    def enqueue(game_id: str) -> None:
-        enqueue_slice(queue, game_id)
+    def enqueue(game_id: str, start: int) -> None:
+        enqueue_slice(queue, game_id, start)
 
     return enqueue

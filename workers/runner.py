@@ -106,6 +106,31 @@ class FollowerLoop(Loop):
             return
 
 
+class LaterLoop(Loop):
+    """The work nobody waits on (a finished game's analysis) in a worker that runs everything
+    (`--role all`): one job at a time in a thread of its own whenever its queue holds one.
+    In a stack it is a process of its own (`--role later`, at a lower CPU priority)."""
+
+    def __init__(self, later: Queue) -> None:
+        super().__init__("later")
+        self.later = later
+
+    def _run(self) -> None:
+        worker = ThreadWorker(
+            [self.later], connection=self.later.connection, serializer=JSONSerializer
+        )
+        while not self.stopped.is_set():
+            try:
+                if not (self.later.count and worker.work(
+                    burst=True, max_jobs=1, logging_level="WARNING"
+                )):  # fmt: skip
+                    self.stopped.wait(IDLE_SECONDS)
+            except Exception as error:
+                if not out_of_reach(error):
+                    log.exception("the work nobody waits on failed a step; it goes on")
+                self.stopped.wait(1.0)
+
+
 class TimerLoop(Loop):
     """The timers of timed games (`workers.deadlines`): those due fired about once a second.
     Every worker process runs one; a timer two of them fire at once runs a job that acts
@@ -123,11 +148,15 @@ class TimerLoop(Loop):
                 log.exception("the timers failed a step; they go on")
 
 
-ROLES = ("all", "jobs", "follower")
+ROLES = ("all", "jobs", "follower", "later")
 """What a `patrician worker` process runs (`--role`): `all` of it, or the `jobs` (the RQ
-worker, the scheduling of the jobs put off and the timers) or the `follower` alone, so that
-a stack runs its followers beside one job worker (deploy/Procfile) and a drill can kill
-either on its own."""
+worker, the scheduling of the jobs put off and the timers), the `follower` or the work
+nobody waits on (`later`: a finished game's analysis) alone, so that a stack runs its
+followers beside one job worker and one for later (deploy/Procfile) and a drill can kill
+any on its own."""
+LATER_NICENESS = 10
+"""How much lower the CPU priority of a `--role later` process is than the stack's others:
+its work (seconds of search a finished game) takes only what they leave."""
 REDIS_POLL_SECONDS = 0.1
 """How often a follower whose Redis is out of reach asks whether it is back."""
 REDIS_WAIT_SECONDS = 30.0
@@ -173,26 +202,34 @@ def run_worker(
     claim_idle_seconds: float = CLAIM_IDLE_SECONDS,
     role: str = "all",
 ) -> None:
-    """`patrician worker`: a follower, the timers, the scheduling and an RQ worker against one
-    Redis, until stopped (`role` "jobs": all but the follower; "follower": it alone).
+    """`patrician worker`: a follower, the timers, the scheduling, an RQ worker and the work
+    nobody waits on against one Redis, until stopped (`role` "jobs": the timers, the
+    scheduling and the RQ worker; "follower": it alone; "later": the work nobody waits on
+    alone, at a lower CPU priority).
     `claim_idle_seconds`: how long a notice read by a follower that died stays pending
     before this one takes it over."""
     if role not in ROLES:
         raise ValueError(f"a worker's role is one of {', '.join(ROLES)}, not {role!r}")
     configure(context)
     queue = context.queue
+    later = context.later_queue or queue
     loops: list[Loop] = []
-    if role != "jobs":
+    if role in ("all", "follower"):
         follower = follower_of(context, consumer_name(), round(claim_idle_seconds * 1000))
         loops.append(FollowerLoop(follower))
     worker: JobWorker | None = None
-    if role != "follower":
+    if role == "later":  # its own process: the stack's go first for the CPU
+        os.nice(LATER_NICENESS)
+        queue, worker = later, _job_worker(later)
+    if role == "all":
+        loops.append(LaterLoop(later))
+    if role in ("all", "jobs"):
         # Jobs run in this process (RQ's SimpleWorker), not in a work horse forked per job:
         # a fork costs more than a bot's move or a delivery, and at 200 moves a second the
         # forks alone would not keep up. So killing this process kills the job it runs; the
         # job's lease lapses and another worker's maintenance gives it back to the queue.
-        later = context.later_queue
-        worker = _job_worker(queue, later)
+        worker = _job_worker(queue)
+        # the scheduling moves the retries due of both queues (the later one's too)
         loops += [TimerLoop(context), SchedulerLoop(queue.connection, queue, later)]
         archive_after = archive_after_seconds()  # 0: never (docs/workers.md, "Archiving")
         if archive_after > 0:
@@ -210,11 +247,12 @@ def run_worker(
         context.webhooks.close()  # the connections it kept
 
 
-def _job_worker(queue: Queue, later: Queue | None = None) -> JobWorker:
-    """An RQ worker of `queue`, then of `later` when `queue` is empty (RQ asks the queues in
-    their order for each job), on the queue's Redis (the store may be a cluster)."""
+def _job_worker(queue: Queue) -> JobWorker:
+    """An RQ worker of `queue` alone (RQ then takes each job with BLMOVE, leasing it: a job of
+    a worker that dies is given back; of several queues it would BLPOP, and lose it), on the
+    queue's Redis (the store may be a cluster)."""
     worker = JobWorker(
-        [queue] if later is None else [queue, later],
+        [queue],
         connection=queue.connection,
         serializer=JSONSerializer,
         maintenance_interval=MAINTENANCE_SECONDS,
@@ -276,6 +314,13 @@ class EmbeddedWorkers(Loop):
         super().stop()
         self.context.webhooks.close()  # the connections it kept
 
+    def _later_due(self, last: float) -> bool:
+        """Whether to look at the queue of the work nobody waits on now: when a job waits
+        there (one LLEN), or a second after the last look (the look queues its retries due:
+        RQ's scheduler in the burst)."""
+        later = self.context.later_queue
+        return later is not None and (later.count > 0 or time.monotonic() - last > RETRY_SECONDS)
+
     def _run(self) -> None:
         worker = ThreadWorker(
             [self.queue], connection=self.queue.connection, serializer=JSONSerializer
@@ -284,7 +329,7 @@ class EmbeddedWorkers(Loop):
         after = None if later is None else ThreadWorker(
             [later], connection=later.connection, serializer=JSONSerializer
         )  # fmt: skip
-        trimmed = worked = timed = time.monotonic()
+        trimmed = worked = timed = later_worked = time.monotonic()
         while not self.stopped.is_set():
             try:
                 handled = self.follower.step(None)  # the embedded store does not block
@@ -295,10 +340,13 @@ class EmbeddedWorkers(Loop):
                     # with the scheduler: the jobs whose retry is due are queued again first
                     worker.work(burst=True, with_scheduler=True, logging_level="WARNING")
                     worked = time.monotonic()
-                elif after is not None and after.work(
-                    burst=True, max_jobs=1, with_scheduler=True, logging_level="WARNING"
-                ):  # one job nobody waits on, between the notices (a second or two)
-                    worked = time.monotonic()
+                elif after is not None and self._later_due(later_worked):
+                    # one job nobody waits on, between the notices (a second or two)
+                    later_worked = time.monotonic()
+                    if not after.work(
+                        burst=True, max_jobs=1, with_scheduler=True, logging_level="WARNING"
+                    ):
+                        self.stopped.wait(IDLE_SECONDS)
                 else:
                     self.stopped.wait(IDLE_SECONDS)
                 if time.monotonic() - trimmed > SWEEP_SECONDS:

@@ -86,8 +86,9 @@ def serve_command(
     envvar="PATRICIAN_WORKER_ROLE",
     default="all",
     show_default=True,
-    help="What this process runs: all, jobs (all but the follower) or follower (it "
-    "alone); or PATRICIAN_WORKER_ROLE.",
+    help="What this process runs: all, jobs (the jobs, timers and scheduling), follower "
+    "(it alone) or later (the work nobody waits on, a finished game's analysis, at a lower "
+    "CPU priority); or PATRICIAN_WORKER_ROLE.",
 )
 @queue_url_option
 @card_file_option

@@ -361,7 +361,8 @@ class AccuracyRecord(msgspec.Struct, frozen=True):
     theirs (each game weighted by its judged decisions)."""
 
     games: int
-    decisions: int
+    own_decisions: int
+    """Their own judged decisions in those games."""
     accuracy: float | None
     """0..100, one decimal; null while no game of theirs is analysed."""
 
@@ -396,7 +397,8 @@ class SeatAnalysis(msgspec.Struct, frozen=True):
     seat: int
     accuracy: float | None
     """0..100 over the player's own judged decisions (null: none)."""
-    judged: int
+    own_decisions: int
+    """The player's own judged decisions (not those made for them)."""
     inaccuracies: int
     mistakes: int
     blunders: int

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Literal, cast
 
 from bots.analysis import MARKS, Judgement
-from projections.analysis import SeatFigures, read_analysis
+from projections.analysis import SeatFigures, missing_slice, read_analysis
 from server.schema import answers
 from server.schema.errors import GameNotOver
 from server.services.games import GameService
@@ -24,13 +24,14 @@ Status = Literal["queued", "running", "done", "off"]
 
 class AnalysisService:
     def __init__(
-        self, games: GameService, prefix: str, enqueue: Callable[[str], None] | None = None
+        self, games: GameService, prefix: str, enqueue: Callable[[str, int], None] | None = None
     ) -> None:
         self.games = games
         self.prefix = prefix
         self.enqueue = enqueue
-        """Begins a finished game's analysis (`workers.enqueuers.analysis_enqueuer`); None:
-        this server analyses no game (`PATRICIAN_ANALYSIS_ITERATIONS=0`)."""
+        """Asks for the job of a slice of a finished game's analysis
+        (`workers.enqueuers.analysis_enqueuer`); None: this server analyses no game
+        (`PATRICIAN_ANALYSIS_ITERATIONS=0`)."""
 
     async def of(self, game_id: str) -> answers.GameAnalysis:
         """The game's analysis as far as it is made."""
@@ -40,13 +41,13 @@ class AnalysisService:
         decisions, slices = await self.games.run(analysis_op(self.prefix, game_id))
         found = read_analysis(state.board.seats, decisions, slices)
         status: Status = "done" if found.complete else "running" if decisions else "queued"
-        if not decisions:
-            if self.enqueue is None:
-                status = "off"
-            else:  # a game over before games were analysed, or its first job lost: begun now
-                self.enqueue(game_id)
+        if self.enqueue is None:
+            status = "off" if not decisions else status
+        elif not found.complete:  # its first slice not kept asked for: a game over before
+            # games were analysed, a job lost or failed for good; else the chain's own job
+            self.enqueue(game_id, missing_slice(decisions, slices))
         return answers.GameAnalysis(
-            game_id, status, found.decisions, found.done, THRESHOLDS,
+            game_id, status, found.decisions, found.analysed, THRESHOLDS,
             tuple(_seat(seat) for seat in found.seats),
             tuple(_judged(judgement, by) for judgement, by in found.judged),
         )  # fmt: skip
@@ -55,7 +56,7 @@ class AnalysisService:
 def _seat(seat: SeatFigures) -> answers.SeatAnalysis:
     accuracy = None if seat.accuracy is None else round(seat.accuracy, 1)
     counts = (seat.inaccuracies, seat.mistakes, seat.blunders)
-    return answers.SeatAnalysis(seat.seat, accuracy, seat.judged, *counts)
+    return answers.SeatAnalysis(seat.seat, accuracy, seat.own_decisions, *counts)
 
 
 def _judged(j: Judgement, by: str) -> answers.JudgedDecision:

@@ -68,7 +68,7 @@ def build_services(
     enqueue: Enqueue | None = None,
     confirm_email: Callable[[str, str], None] | None = None,
     away: Callable[[str], None] | None = None,
-    analyse: Callable[[str], None] | None = None,
+    analyse: Callable[[str, int], None] | None = None,
     signer: Signer | None = None,
     push_key: PushKey | None = None,
 ) -> Services:

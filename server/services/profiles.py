@@ -204,10 +204,10 @@ class ProfileService:
 
 def _accuracy(accuracies: dict[str, GameAccuracy]) -> answers.AccuracyRecord:
     """The accuracy over every analysed game: each game's weighted by its judged decisions."""
-    decisions = sum(each.judged for each in accuracies.values())
+    decisions = sum(each.own_decisions for each in accuracies.values())
     if not decisions:
         return answers.AccuracyRecord(0, 0, None)
-    mean = sum(each.accuracy * each.judged for each in accuracies.values()) / decisions
+    mean = sum(each.accuracy * each.own_decisions for each in accuracies.values()) / decisions
     return answers.AccuracyRecord(len(accuracies), decisions, round(mean, 1))
 
 

@@ -20,6 +20,13 @@ const TOP = 8;
 const LEFT = 44;
 const pct = (chance) => `${Math.round(chance * 100)}%`;
 
+// "?! an inaccuracy (5 to 10 points of chance lost), ...", from the API's thresholds.
+function marksWords(t) {
+  const points = (chance) => String(Math.round(chance * 100));
+  return `?! an inaccuracy (${points(t.inaccuracy)} to ${points(t.mistake)} points of chance lost), ` +
+    `? a mistake (${points(t.mistake)} to ${points(t.blunder)}), ?? a blunder (${points(t.blunder)} or more).`;
+}
+
 // `replay`: { gameId, steps() (the replay's steps), indexOfVersion(v), go(index), cards,
 // logItems() (a log line per step), onReady() (what to redraw once the analysis is in) }.
 export function analysisOf(replay) {
@@ -41,6 +48,10 @@ export function analysisOf(replay) {
       return;
     }
     const analysis = found.analysis;
+    if (analysis.status === "off") {
+      replace(section, h("h2", {}, "Analysis"), h("p", { class: "hint" }, "This server does not analyse games."));
+      return;
+    }
     if (analysis.status !== "done") {
       const progress = analysis.status === "queued" ? "waiting for its turn" : `${analysis.analysed} of ${analysis.decisions} decisions so far`;
       replace(section, h("h2", {}, "Analysis"), h("p", { class: "hint", role: "status" }, `Every decision is being judged from what its player could see: ${progress}.`));
@@ -56,7 +67,7 @@ export function analysisOf(replay) {
     const seats = seatsOf().map((p) => p.seat);
     replace(section, h("h2", {}, "Analysis"), chart(analysis, seats), table(analysis),
       h("p", { class: "hint" }, "Each decision judged by the search bot from what its player could see then: its chance to win with the move the search preferred against the move made. ",
-        "?! an inaccuracy (5 to 10 points of chance lost), ? a mistake (10 to 15), ?? a blunder (15 or more). A search's opinion, not the truth."));
+        marksWords(analysis.thresholds), " A search's opinion, not the truth."));
     replace(seatChoice, seatsOf().map((p) => h("option", { value: p.seat }, `${p.name} (seat ${p.seat})`)));
     replace(jumps, h("label", {}, "Next mistake of ", seatChoice),
       h("button", { type: "button", onclick: nextMistake }, "Go to it"));
@@ -92,7 +103,7 @@ export function analysisOf(replay) {
   function table(analysis) {
     // A seat whose decisions were all made for its player (a timeout, a seat handed over)
     // has no figure of its own: said under the table.
-    const madeFor = analysis.seats.filter((seat) => !seat.judged && analysis.judged.some((j) => j.seat === seat.seat && j.by));
+    const madeFor = analysis.seats.filter((seat) => !seat.own_decisions && analysis.judged.some((j) => j.seat === seat.seat && j.by));
     return [h("div", { class: "table-scroll", tabindex: 0 }, h("table", { class: "accuracy" },
       h("caption", {}, "Accuracy (100: every decision as good as the search's choice)"),
       h("thead", {}, h("tr", {}, ["Seat", "Accuracy", "?!", "?", "??"].map((t, i) => h("th", { scope: "col", title: i > 1 ? ["inaccuracies", "mistakes", "blunders"][i - 2] : null }, t)))),

@@ -82,7 +82,7 @@ function accuracy(record) {
   if (record.accuracy === null) return [h("p", { class: "figure-line" }, "No game of theirs is analysed yet."), accuracyHint];
   const games = `${record.games} analysed ${record.games === 1 ? "game" : "games"}`;
   return [h("p", { class: "figure-line" }, h("strong", { class: "big-figure" }, String(record.accuracy)),
-    ` over ${games}`, h("span", { class: "hint" }, ` (${record.decisions} of their decisions judged)`)), accuracyHint];
+    ` over ${games}`, h("span", { class: "hint" }, ` (${record.own_decisions} of their decisions judged)`)), accuracyHint];
 }
 const accuracyHint = h("p", { class: "hint" }, "Each finished game's decisions are judged by the search bot from what the player could see then; 100 means every decision as good as the search's choice. A move the clock or a bot made for them does not count.");
 

@@ -97,11 +97,11 @@ def test_the_stack_settings_name_one_redis() -> None:
     assert (url.hostname, str(url.port)) == ("127.0.0.1", settings["PATRICIAN_REDIS_PORT"])
     assert settings["PATRICIAN_REDIS_PORT"] != "6379", "not the machine's shared Redis"
     assert settings["PATRICIAN_PUBLIC_URL"].endswith(":" + settings["PATRICIAN_API_PORT"])
-    assert set(_lines()) == {"redis", "api", "follower", "worker"}
+    assert set(_lines()) == {"redis", "api", "follower", "worker", "later"}
     assert (_count("follower"), settings["PATRICIAN_API_PROCESSES"]) == (4, "2")
 
 
-@pytest.mark.parametrize("kind", ["redis", "api", "follower", "worker"])
+@pytest.mark.parametrize("kind", ["redis", "api", "follower", "worker", "later"])
 def test_each_compose_service_runs_its_procfile_line_with_the_stack_settings(kind: str) -> None:
     service = _compose()["services"][kind]
     environment = {name: str(value) for name, value in service["environment"].items()}
@@ -165,6 +165,7 @@ UNITS = {
     "patrician-api@.service": "api",
     "patrician-worker@.service": "worker",
     "patrician-follower@.service": "follower",
+    "patrician-later@.service": "later",
 }
 
 

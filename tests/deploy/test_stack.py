@@ -50,6 +50,7 @@ def _up(stack: Stack) -> None:
         "follower-2.1",
         "follower-3.1",
         "follower-4.1",
+        "later.1",
         "redis.1",
         "worker.1",
     ]

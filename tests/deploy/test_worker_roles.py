@@ -27,7 +27,7 @@ def test_a_worker_role_that_does_not_exist_is_refused_in_words() -> None:
         capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
     assert refused.returncode == 2
-    assert "--role" in refused.stderr and "all, jobs, follower" in refused.stderr
+    assert "--role" in refused.stderr and "all, jobs, follower, later" in refused.stderr
     assert "Traceback" not in refused.stderr
 
 

@@ -25,10 +25,8 @@ ARTIFACTS = Path(os.environ.get("PATRICIAN_ARTIFACTS", Path(__file__).parents[2]
 
 @pytest.fixture(scope="session")
 def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    # Loopback allowed as a push service's address: the push tests run one there. The
-    # analysis on a budget that finds a random bot's mistakes (tests/web/
-    # test_replay_analysis.py): a few seconds of the workers' idle time a finished game.
-    allow = {"PATRICIAN_WEBHOOK_ALLOW": "127.0.0.1", "PATRICIAN_ANALYSIS_ITERATIONS": "100"}
+    # Loopback allowed as a push service's address: the push tests run one there.
+    allow = {"PATRICIAN_WEBHOOK_ALLOW": "127.0.0.1"}
     server = LiveServer("web", tmp_path_factory.mktemp("web"), redis_url=None, env=allow)
     try:
         server.start(timeout=30)

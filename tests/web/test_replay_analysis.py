@@ -20,10 +20,23 @@ from tests.web.browser import SIZES, Watched, not_blank
 
 
 @pytest.fixture(scope="module")
-def analysed(web_server: LiveServer) -> Iterator[tuple[str, dict[str, Any], dict[str, Any]]]:
-    """A three-seat game of a random bot, a greedy bot and Ada, who handed her seat to a bot
-    at once, played to its end and analysed: its id, its replay and its analysis."""
-    with httpx.Client(base_url=web_server.url, timeout=30) as client:
+def analysing(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """A server of its own that analyses finished games (the others' do not, tests/
+    conftest.py), on a budget that finds a random bot's mistakes in a few seconds."""
+    env = {"PATRICIAN_ANALYSIS_ITERATIONS": "100"}
+    server = LiveServer("analysis", tmp_path_factory.mktemp("analysis"), redis_url=None, env=env)
+    try:
+        server.start(timeout=30)
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="module")
+def analysed(analysing: LiveServer) -> Iterator[tuple[str, dict[str, Any], dict[str, Any]]]:
+    """A three-seat game of two random bots and Ada, who handed her seat to a bot at once,
+    played to its end and analysed: its id, its replay and its analysis."""
+    with httpx.Client(base_url=analysing.url, timeout=30) as client:
         api = Api(client)
         ada = api.create_player("Ada")
         levels = [{"level": "random"}, {"level": "random"}]
@@ -51,15 +64,17 @@ def _step_of(replay: dict[str, Any], version: int) -> int:
 @pytest.mark.parametrize("size", sorted(SIZES))
 def test_the_replay_shows_each_seats_accuracy_chance_and_marks_and_jumps_to_a_mistake(
     open_page: Callable[..., Watched],
+    analysing: LiveServer,
     analysed: tuple[str, dict[str, Any], dict[str, Any]],
     screenshots: Path,
     size: str,
 ) -> None:
     game_id, replay, analysis = analysed
+    base = analysing.url
     players = {p["seat"]: p for p in replay["steps"][-1]["view"]["players"]}
     ada = next(seat for seat, p in players.items() if p["name"] == "Ada")
     page = open_page(*SIZES[size])
-    page.page.goto(f"/games/{game_id}/replay")
+    page.page.goto(f"{base}/games/{game_id}/replay")
     table = page.page.locator("section.analysis table.accuracy")
     table.wait_for()
     for seat in analysis["seats"]:
@@ -102,10 +117,10 @@ def test_the_replay_shows_each_seats_accuracy_chance_and_marks_and_jumps_to_a_mi
 
     judged_bot = next(s for s in analysis["seats"] if s["accuracy"] is not None)
     bot_player = players[judged_bot["seat"]]["player"]
-    page.page.goto(f"/players/{bot_player}")  # its page: its accuracy over its analysed games
+    page.page.goto(f"{base}/players/{bot_player}")  # its page: its accuracy over its analysed games
     shown_accuracy = page.page.locator("section.accuracy-record")
     shown_accuracy.get_by_text(f"{judged_bot['accuracy']:g}", exact=True).wait_for()
-    assert f"over 1 analysed game ({judged_bot['judged']} of" in shown_accuracy.inner_text()
+    assert f"over 1 analysed game ({judged_bot['own_decisions']} of" in shown_accuracy.inner_text()
     item = page.page.locator(f"li[data-game='{game_id}']")
     assert f"accuracy {judged_bot['accuracy']:g}" in item.inner_text()
     page.page.screenshot(path=screenshots / f"player-accuracy-{size}.png", full_page=True)

@@ -11,11 +11,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import fakeredis
 import httpx
 import msgspec
 import pytest
 import redis
 from litestar.testing import TestClient
+from rq.job import JobStatus
 
 from bots.analysis import Analyst, decisions
 from domain.commands import Command
@@ -27,8 +29,8 @@ from tests.server.client import Api
 from tests.server.live import build_app
 from tests.server.records import record_events
 from tests.workers.test_inbox import PREFIX, Table
-from workers.analysis import analyse_slice
-from workers.settings import WorkerSettings, context_for
+from workers.analysis import analyse_slice, enqueue_slice
+from workers.settings import WorkerSettings, context_for, later_queue_of
 
 ITERATIONS = 30
 """A small budget: the test checks what is made, bench/analysis.py how fast."""
@@ -99,7 +101,7 @@ def test_a_finished_game_is_analysed_by_its_jobs_as_the_record_says_offline(
     assert all(j["by"] == "" for j in served["judged"])  # both players played every turn
     for seat in served["seats"]:
         own = [j for j in offline if j.seat == seat["seat"]]
-        assert seat["judged"] == len(own)
+        assert seat["own_decisions"] == len(own)
         assert seat["blunders"] == sum(j.mark == "blunder" for j in own)
         assert 0 <= seat["accuracy"] <= 100
     assert served["thresholds"] == {"blunder": 0.15, "mistake": 0.1, "inaccuracy": 0.05}
@@ -110,18 +112,18 @@ def test_a_finished_game_is_analysed_by_its_jobs_as_the_record_says_offline(
     for player in (ann, bob):  # kept for their pages
         kept_for = context.store.run(accuracies_op(PREFIX, player.player_id))
         figures = served["seats"][seats[player.player_id]]
-        assert kept_for == {game_id: GameAccuracy(figures["accuracy"], figures["judged"])}
+        assert kept_for == {game_id: GameAccuracy(figures["accuracy"], figures["own_decisions"])}
         page = api.ok(api.request("GET", f"/api/players/{player.player_id}/profile"))
         assert page["accuracy"] == {
-            "games": 1, "decisions": figures["judged"], "accuracy": figures["accuracy"],
+            "games": 1, "own_decisions": figures["own_decisions"], "accuracy": figures["accuracy"],
         }  # fmt: skip
         assert page["games"][0]["accuracy"] == figures["accuracy"]
     kept = client.hgetall(analysis_key(PREFIX, game_id))
     assert len(kept) == 1 + -(-len(found) // SLICE)  # the count, and one field a slice
-    queued = client.llen(f"rq:queue:{PREFIX}:patrician")
+    queued = client.llen(f"rq:queue:{PREFIX}:patrician:later")
     assert analyse_slice(context, game_id, 0).endswith("were analysed")
     assert client.hgetall(analysis_key(PREFIX, game_id)) == kept
-    assert client.llen(f"rq:queue:{PREFIX}:patrician") == queued
+    assert client.llen(f"rq:queue:{PREFIX}:patrician:later") == queued
 
     # a game over before games were analysed: asking for its analysis begins it, once
     client.delete(analysis_key(PREFIX, game_id))
@@ -130,6 +132,28 @@ def test_a_finished_game_is_analysed_by_its_jobs_as_the_record_says_offline(
     again, _statuses = _done(api, game_id)
     assert again["judged"] == served["judged"] and again["seats"] == served["seats"]
     assert client.hgetall(analysis_key(PREFIX, game_id)) == kept
+
+    # a slice whose job was lost: asking for the analysis asks for that slice again
+    client.hdel(analysis_key(PREFIX, game_id), f"from:{SLICE}")
+    assert api.ok(_analysis(api, game_id))["status"] == "running"
+    again, _statuses = _done(api, game_id)
+    assert again["judged"] == served["judged"]
+    assert client.hgetall(analysis_key(PREFIX, game_id)) == kept
+
+
+def test_a_slice_whose_job_failed_all_its_tries_is_queued_again_when_asked_for() -> None:
+    queue = later_queue_of(fakeredis.FakeRedis(), "t")
+    enqueue_slice(queue, "g1", 6)
+    enqueue_slice(queue, "g1", 6)  # asked again while it waits: one job
+    assert queue.job_ids == ["analysis-6-g1"]
+    job = queue.dequeue_any([queue], None, connection=queue.connection)
+    assert job is not None
+    failed = queue.failed_job_registry
+    failed.add(job[0], ttl=600, exc_string="the store was away 5 times")
+    job[0].set_status(JobStatus.FAILED)
+    assert queue.job_ids == [] and failed.get_job_ids() == ["analysis-6-g1"]
+    enqueue_slice(queue, "g1", 6)
+    assert queue.job_ids == ["analysis-6-g1"] and failed.get_job_ids() == []
 
 
 def test_a_server_that_analyses_no_game_says_so() -> None:
