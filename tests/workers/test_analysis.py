@@ -5,7 +5,9 @@ same budget); a slice's job run again changes nothing and enqueues nothing."""
 
 from __future__ import annotations
 
+import os
 import random
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,8 +27,9 @@ from projections.analysis import SLICE
 from server.config.card_data import load_game_data
 from server.config.settings import Settings
 from store.analysis import GameAccuracy, accuracies_op, analysis_key
+from tests.processes import stop_process
 from tests.server.client import Api
-from tests.server.live import build_app
+from tests.server.live import _patrician, build_app
 from tests.server.records import record_events
 from tests.workers.test_inbox import PREFIX, Table
 from workers.analysis import analyse_slice, enqueue_slice
@@ -38,13 +41,25 @@ ITERATIONS = 30
 
 @pytest.fixture
 def analysing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Table, Api]]:
+    """The stack's split: `patrician serve`, a worker of the jobs (`--role jobs`), a follower
+    and a worker of the work nobody waits on (`--role later`), on a Redis of the test's own;
+    the analysis can only be the last one's."""
     monkeypatch.setenv("PATRICIAN_ANALYSIS_ITERATIONS", str(ITERATIONS))
+    monkeypatch.setenv("PATRICIAN_WORKER_ROLE", "jobs")  # the Table's worker
     running = Table(tmp_path)
+    others: list[subprocess.Popen[bytes]] = []
     try:
         running.start()
+        env = {**os.environ, "PATRICIAN_PREFIX": PREFIX}
+        for role in ("follower", "later"):
+            with (tmp_path / f"{role}.log").open("wb") as out:
+                command = [*_patrician(), "worker", "--role", role, "--redis-url", running.url]
+                others.append(subprocess.Popen(command, env=env, stdout=out, stderr=out))
         with httpx.Client(base_url=running.server.url, timeout=30) as client:
             yield running, Api(client)
     finally:
+        for process in others:
+            stop_process(process)
         running.stop()
 
 
@@ -87,6 +102,8 @@ def test_a_finished_game_is_analysed_by_its_jobs_as_the_record_says_offline(
 
     served, statuses = _done(api, game_id)
     assert statuses[-1] == "done" and set(statuses) <= {"queued", "running", "done"}
+    logs = {name: (running.tmp_path / f"{name}.log").read_text() for name in ("later", "worker")}
+    assert "analyse_game" in logs["later"] and "analyse_game" not in logs["worker"], logs
     record = api.record(game_id)
     log = record_events(record)
     found = list(decisions(log))
