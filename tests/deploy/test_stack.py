@@ -69,8 +69,9 @@ def _finished_game(api: Api, seats: int, seed: int) -> Json:
 
 
 def test_make_up_runs_the_whole_stack_whose_games_audit_and_make_down_stops_all_of_it(
-    stack: Stack,
+    stack: Stack, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setenv("PATRICIAN_ANALYSIS_ITERATIONS", "30")  # its games analysed, quickly
     _up(stack)
     again = stack.make("up")
     assert again.returncode == 0 and "already up" in again.stdout, again.stdout
@@ -94,6 +95,18 @@ def test_make_up_runs_the_whole_stack_whose_games_audit_and_make_down_stops_all_
     assert audited.returncode == 0, audited.stdout + audited.stderr
     by = {command["by"] for command in json.loads(record.content)["commands"]}
     assert "bot:random" in by, "a worker played the bot's seat"
+
+    with httpx.Client(base_url=stack.url, timeout=30) as client:  # analysed by the later line
+        deadline = time.monotonic() + 60
+        while (analysis := client.get(f"/api/games/{game['game_id']}/analysis").json())[
+            "status"
+        ] != "done":
+            assert time.monotonic() < deadline, analysis
+            time.sleep(0.3)
+    assert analysis["analysed"] == analysis["decisions"] > 0 and analysis["judged"]
+    lines = stack.log.read_text(errors="replace").splitlines()
+    made_by = {line.split("|")[0].split()[-1] for line in lines if "analyse_game" in line}
+    assert made_by == {"later.1"}, made_by
 
     store = redis.Redis(port=stack.redis_port, socket_timeout=5, decode_responses=True)
     try:
