@@ -11,13 +11,16 @@ id and the version, and its budget is a number of iterations).
 from __future__ import annotations
 
 import contextlib
+from typing import NamedTuple
 
 import msgspec
+from cachetools import LRUCache
 from rq import Queue
 from rq.exceptions import DuplicateJobError, NoSuchJobError
 from rq.job import Job, JobStatus
 
-from bots.analysis import Analyst, decisions
+from bots.analysis import Analyst, Decision, decisions
+from domain.events import Event
 from domain.evolve import fold
 from domain.state import State
 from projections.analysis import SLICE, Slice, encode_slice, read_analysis
@@ -73,13 +76,12 @@ def analyse_game(game_id: str, start: int) -> str:
 def analyse_slice(context: WorkerContext, game_id: str, start: int) -> str:
     """The slice from `start` judged and kept; the next one enqueued (or, with `start` past the
     last, nothing); what was done."""
-    log = [event for _v, event, _d, _h in context.store.run(log_op(context.path, game_id))]
-    state = fold(log)
-    if state.result is None:
-        return "not over"  # only a finished game is analysed: nothing may help a live one
     if context.analysis_iterations < 1:
         return "this worker analyses no game (PATRICIAN_ANALYSIS_ITERATIONS=0)"
-    found = list(decisions(log))
+    game = _finished(context, game_id)
+    if game is None:
+        return "not over"  # only a finished game is analysed: nothing may help a live one
+    found = game.decisions
     part = found[start : start + SLICE]
     if not part:
         return "nothing left"
@@ -89,25 +91,56 @@ def analyse_slice(context: WorkerContext, game_id: str, start: int) -> str:
         if end < len(found) and end not in kept_slices:
             enqueue_analysis(context, game_id, end)
         elif end >= len(found):  # (the job that wrote it may have died before this)
-            keep_accuracies(context, game_id, state)
+            keep_accuracies(context, game_id, game.state)
         return f"decisions {start + 1}-{end} were analysed"
-    by = _by_version(context, game_id, levels_of(context, game_id, state, {}))
-    seat_player = _players_by_seat(state)
     analyst = Analyst(iterations=context.analysis_iterations)
     judged, makers = [], []
     for decision in part:
-        judgement = analyst.judge_decision(log, decision, game_id)
+        judgement = analyst.judge_decision(game.log, decision, game_id)
         if judgement is not None:
             judged.append(judgement)
-            makers.append(by.get((decision.version, seat_player[decision.seat]), ""))
+            makers.append(game.made_by.get(decision.version, ""))
     kept = Slice(len(part), tuple(judged), tuple(makers))
     prefix = context.accounts.prefix
     context.store.run(write_slice_op(prefix, game_id, len(found), start, encode_slice(kept)))
     if end < len(found):
         enqueue_analysis(context, game_id, end)
     else:
-        keep_accuracies(context, game_id, state)
+        keep_accuracies(context, game_id, game.state)
     return f"analysed decisions {start + 1}-{end} of {len(found)}"
+
+
+class _Finished(NamedTuple):
+    """What every slice of a finished game's analysis starts from."""
+
+    log: list[Event]
+    state: State
+    decisions: list[Decision]
+    made_by: dict[int, str]
+    """Who made the decision at a version for its seat's player, when it was not the player
+    (`_by_version`)."""
+
+
+_FINISHED: LRUCache[tuple[str, str], _Finished] = LRUCache(maxsize=8)
+"""The last finished games analysed in this process: a finished game never changes, and its
+slices' jobs, one after the other, mostly come to the same worker (read once, not each
+slice: its log, its fold, its decisions and its appends' metadata)."""
+
+
+def _finished(context: WorkerContext, game_id: str) -> _Finished | None:
+    key = (context.accounts.prefix, game_id)
+    if (kept := _FINISHED.get(key)) is not None:
+        return kept
+    log = [event for _v, event, _d, _h in context.store.run(log_op(context.path, game_id))]
+    state = fold(log)
+    if state.result is None:
+        return None  # (not kept: it ends later)
+    found = list(decisions(log))
+    by = _by_version(context, game_id, levels_of(context, game_id, state, {}))
+    seat_player = _players_by_seat(state)
+    made_by = {d.version: made for d in found if (made := by.get((d.version, seat_player[d.seat])))}
+    game = _FINISHED[key] = _Finished(log, state, found, made_by)
+    return game
 
 
 def keep_accuracies(context: WorkerContext, game_id: str, state: State) -> None:

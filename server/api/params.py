@@ -14,8 +14,8 @@ from server.api.reading import Svc, provide_player, provide_viewer
 from server.schema import limits
 
 __all__ = [
-    "BEARER", "OPTIONAL_BEARER", "PLAYER", "VIEWER", "After", "Include", "PlayerId", "Svc",
-    "Ticket", "ViewerId",
+    "BEARER", "OPTIONAL_BEARER", "PLAYER", "VIEWER", "After", "Include", "PlayerId", "Skip",
+    "Svc", "Ticket", "ViewerId",
 ]  # fmt: skip
 
 PlayerId = NamedDependency[str]
@@ -24,6 +24,16 @@ After = Annotated[
     int,
     QueryParameter(ge=0, le=limits.MAX_VERSION, description="Only events after this version"),
 ]
+Skip = Annotated[
+    int,
+    QueryParameter(
+        ge=0,
+        le=1_000_000,
+        description="How many of the list to skip, from its first",
+        schema_extra={"minimum": 0},  # Litestar leaves a bound of 0 out (falsy)
+    ),
+]
+"""Where a page of a long list begins (the rating list, a player's games)."""
 Ticket = Annotated[
     str | None,
     QueryParameter(

@@ -9,7 +9,7 @@ from typing import Annotated
 from litestar import get
 from litestar.params import FromPath, QueryParameter
 
-from server.api.params import Svc
+from server.api.params import Skip, Svc
 from server.schema import answers
 from server.schema.errors import error_responses
 
@@ -25,15 +25,7 @@ MAX_GAMES = 100
 async def player_profile(
     player_id: FromPath[str],
     services: Svc,
-    offset: Annotated[
-        int,
-        QueryParameter(
-            ge=0,
-            le=1_000_000,
-            description="How many of the player's games to skip, from the latest",
-            schema_extra={"minimum": 0},  # Litestar leaves a bound of 0 out (falsy)
-        ),
-    ] = 0,
+    offset: Skip = 0,
     limit: Annotated[
         int, QueryParameter(ge=1, le=MAX_GAMES, description="How many games to list (at most 100)")
     ] = 20,

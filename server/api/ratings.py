@@ -8,7 +8,7 @@ from typing import Annotated
 from litestar import get
 from litestar.params import QueryParameter
 
-from server.api.params import Svc
+from server.api.params import Skip, Svc
 from server.schema import answers
 from server.schema.errors import error_responses
 
@@ -18,15 +18,7 @@ MAX_PAGE = 200
 @get("/api/ratings", tags=["ratings"], operation_id="listRatings", responses=error_responses(400))
 async def ratings(
     services: Svc,
-    offset: Annotated[
-        int,
-        QueryParameter(
-            ge=0,
-            le=1_000_000,
-            description="How many to skip from the top",
-            schema_extra={"minimum": 0},  # Litestar leaves a bound of 0 out (falsy)
-        ),
-    ] = 0,
+    offset: Skip = 0,
     limit: Annotated[
         int, QueryParameter(ge=1, le=MAX_PAGE, description="How many to list (at most 200)")
     ] = 50,

@@ -41,10 +41,11 @@ class AnalysisService:
         decisions, slices = await self.games.run(analysis_op(self.prefix, game_id))
         found = read_analysis(state.board.seats, decisions, slices)
         status: Status = "done" if found.complete else "running" if decisions else "queued"
-        if self.enqueue is None:
-            status = "off" if not decisions else status
-        elif not found.complete:  # its first slice not kept asked for: a game over before
-            # games were analysed, a job lost or failed for good; else the chain's own job
+        if self.enqueue is None and not decisions:
+            status = "off"
+        elif self.enqueue is not None and not found.complete:
+            # its first slice not kept asked for: a game over before games were analysed, a
+            # job lost or failed for good; while its jobs run, their own (nothing added)
             self.enqueue(game_id, missing_slice(decisions, slices))
         return answers.GameAnalysis(
             game_id, status, found.decisions, found.analysed, THRESHOLDS,
