@@ -17,6 +17,7 @@ servers behaving as one).
 from __future__ import annotations
 
 import random
+import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -130,6 +131,23 @@ class Api:
 
     def record(self, game_id: str, player: Player | None = None) -> Json:
         return self.ok(self.request("GET", f"/api/games/{game_id}/record", player=player))
+
+    def lists_at_heads(
+        self, players: Sequence[Player], game_ids: Sequence[str], seconds: float = 30
+    ) -> None:
+        """Wait until each player's list (`/api/me/games`) shows each game at its head: the
+        follow-ups of its appends are done (what reads a player's games, as their page,
+        counts a game as far as their list says)."""
+        heads = {game_id: self.board(game_id)["version"] for game_id in game_ids}
+        deadline = time.monotonic() + seconds
+        for player in players:
+            while {
+                game["game_id"]: game["version"]
+                for game in self.ok(self.request("GET", "/api/me/games", player=player))
+                if game["game_id"] in heads
+            } != heads:
+                assert time.monotonic() < deadline, f"{player.name}'s list lags"
+                time.sleep(0.05)
 
     def events(self, game_id: str, player: Player | None = None, after: int = 0) -> Json:
         return self.ok(

@@ -54,15 +54,7 @@ def played(api: Api) -> tuple[Table, Table]:
         time.sleep(0.2)
     # each player's list at both games' heads (the follow-ups done): the page counts a game
     # in play to the version its list shows, so a page read before would count a turn less
-    heads = {table.game_id: api.board(table.game_id)["version"] for table in (finished, playing)}
-    for player in players:
-        while {
-            g["game_id"]: g["version"]
-            for g in api.ok(api.request("GET", "/api/me/games", player=player))
-            if g["game_id"] in heads
-        } != heads:
-            assert time.monotonic() < deadline, f"{player.name}'s list lags"
-            time.sleep(0.2)
+    api.lists_at_heads(players, [finished.game_id, playing.game_id])
     return finished, playing
 
 

@@ -240,8 +240,11 @@ def test_the_controls_stay_in_the_window_and_only_the_log_scrolls_as_the_replay_
     scrub = page.page.get_by_label("Scrub through the game")
     box = scrub.bounding_box()
     assert box is not None
+    last = len(versions) - 1
     for share in (0.8, 0.25, 0.6):
         before = where_it_is(page)["version"]
+        if abs(versions.index(before) - share * last) <= 0.03 * last + 1:
+            continue  # already about there (PageDown went to a scoring): no step to see
         scrub.click(position={"x": box["width"] * share, "y": box["height"] / 2})
         state = where_it_is(page)
         assert state["version"] != before, f"the scrubber at {share}"

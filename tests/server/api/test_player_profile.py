@@ -249,6 +249,7 @@ def test_a_table_may_ask_a_most_of_timeouts_and_refuses_those_above_it(
     ada, bea = api.create_player("Ada"), api.create_player("Bea")
     game_id = _timed_game(api, [ada, bea], {"per_move_hours": 24, "hand_over_after": 5})
     _play_out(api, game_id, [ada, bea], random.Random(3), silent=bea, clock=clock, times=1)
+    api.lists_at_heads([bea], [game_id])  # (a record read before counts a turn less)
     record = _settled(api, bea, lambda p: p["reliability"]["games"] == 1)["reliability"]
     asked = {"seats": 3, "requirements": {"max_timeouts_per_100": 0}}
     created = api.ok(api.request("POST", "/api/games", player=ada, json=asked), 201)
