@@ -6,6 +6,8 @@ all take it, so that none of them needs another to know its shape.
 
 from __future__ import annotations
 
+from threading import Lock
+
 from cachetools import LRUCache
 
 from domain.gamedata import GameData
@@ -16,18 +18,23 @@ from store.loading import SnapshotPolicy
 
 class StateCache:
     """The latest states of recently used games, by game id. A cached state is only a
-    starting point: the append checks the version, and reads catch up from Redis."""
+    starting point: the append checks the version, and reads catch up from Redis. Safe to
+    share between threads (a follower follows several games at once): cachetools' caches
+    are not, so a lock guards it."""
 
     def __init__(self, size: int = 2048) -> None:
         self._states: LRUCache[str, State] = LRUCache(size)
+        self._lock = Lock()
 
     def get(self, game_id: str) -> State | None:
-        return self._states.get(game_id)
+        with self._lock:
+            return self._states.get(game_id)
 
     def put(self, game_id: str, state: State) -> None:
-        known = self._states.get(game_id)
-        if known is None or known.version <= state.version:
-            self._states[game_id] = state
+        with self._lock:
+            known = self._states.get(game_id)
+            if known is None or known.version <= state.version:
+                self._states[game_id] = state
 
 
 class CommandPath:

@@ -5,6 +5,7 @@ one-off moves of stored data.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import secrets
 
@@ -41,7 +42,9 @@ class HeadCache:
         self._heads.pop(game_id, None)
         self._heads[game_id] = (version, hash_hex)
         if len(self._heads) > self._size:
-            self._heads.pop(next(iter(self._heads)), None)
+            # another thread may change it between the two steps (a follower's threads)
+            with contextlib.suppress(RuntimeError, StopIteration):
+                self._heads.pop(next(iter(self._heads)), None)
 
 
 class MovedFlag:

@@ -16,6 +16,13 @@ idle `claim_idle_ms` (`XAUTOCLAIM`). A notice delivered more than `max_deliverie
 to the dead-letter feed, counted by `health`. Acknowledged notices are trimmed from the feeds
 (never from a game's event stream).
 
+A follower follows the games of a batch at once, on threads of its own (`threads`,
+`PATRICIAN_FOLLOW_THREADS`), each game's notices in turn on one thread: a follow-up mostly
+waits (on round trips to Redis, on a receiver's answer), so one process keeps several going
+for little more CPU, and a notice waits for the slowest game of its batch rather than for
+every notice before it. The follower's own bookkeeping (what to try again, the
+acknowledgements) stays on its own thread.
+
 The follow-up is idempotent (a notice followed twice, after a crash between the follow-up and
 its acknowledgement, does what it did once), and what must wait or be retried later (a failed
 delivery, an e-mail after its grace, a slow bot's search) it leaves to RQ jobs, so that one
@@ -29,20 +36,28 @@ follow-up (about 42 Redis commands in 11 round trips, three of them transactions
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, NamedTuple
 
 import msgspec
 import structlog
-from redis import exceptions as redis_errors
 from redis.exceptions import ResponseError
 
-from store import tracing
 from store.cluster import on_cluster
 from store.keys import KeySpace
-from store.stored import OutboxEntry
-from store.streams import outbox_entry
+from workers.game_chains import (
+    Entry,
+    Follow,
+    RedisOutOfReach,
+    chains_of,
+    follow_chain,
+    order,
+    out_of_reach,
+    text,
+)
 from workers.metrics import FOLLOWED
 
 log = structlog.get_logger("patrician.workers")
@@ -60,29 +75,11 @@ CLUSTER_POLL_SECONDS = 0.05
 """How long a follower on a Redis Cluster waits when no feed had a notice (it cannot block
 on feeds of several slots at once): a notice waits that much longer at most."""
 
-Entry = tuple[bytes, dict[bytes, bytes]]
-_GONE = (redis_errors.ConnectionError, redis_errors.TimeoutError, redis_errors.BusyLoadingError)
-
-
-class RedisOutOfReach(Exception):
-    """A follow-up found Redis out of reach: the batch stopped there, its notices kept to be
-    tried again once Redis answers."""
-
-
-def out_of_reach(error: BaseException) -> bool:
-    """Whether an error says that Redis could not be reached or is loading its data (raised
-    by redis-py, or by the store, which translates it, `store.errors.StoreUnavailable`)."""
-    return isinstance(error, (RedisOutOfReach, *_GONE)) or isinstance(error.__cause__, _GONE)
-
 
 class _Later(NamedTuple):
     due: float
     failures: int
     game: str
-
-
-Follow = Callable[[OutboxEntry], object]
-"""What a notice calls for, run by the follower (raises: the notice stays pending)."""
 
 
 class Health(msgspec.Struct, frozen=True):
@@ -108,6 +105,7 @@ class Follower:
         max_deliveries: int = 5,
         claim_idle_ms: int = 30_000,
         count: int = BATCH,
+        threads: int = 1,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.client, self.keys, self.follow = client, keys, follow
@@ -119,6 +117,10 @@ class Follower:
         self.feeds = keys.outbox_keys()
         self.dead_letters = dead_letters_key(keys.prefix)
         self.cluster = on_cluster(client)
+        self._pool = (
+            ThreadPoolExecutor(threads, thread_name_prefix="follow") if threads > 1 else None
+        )
+        """The threads that follow the games of a batch at once (None: one after another)."""
         self.later: dict[tuple[str, bytes], _Later] = {}
         """The notices this follower failed (or held back behind a failed one of their game):
         when to try each again, how many times its follow-up failed, its game."""
@@ -194,7 +196,7 @@ class Follower:
         if not entries:
             return []
         ids = [entry_id for entry_id, _fields in entries]
-        low, high = min(ids, key=_order), max(ids, key=_order)  # as ids, not as bytes
+        low, high = min(ids, key=order), max(ids, key=order)  # as ids, not as bytes
         found = self.client.xpending_range(feed, GROUP, min=low, max=high, count=1000)
         counts = {_bytes(item["message_id"]): int(item["times_delivered"]) for item in found}
         alive: list[Entry] = []
@@ -206,84 +208,78 @@ class Follower:
             self.client.xack(feed, GROUP, entry_id)
             self.later.pop((feed, entry_id), None)
             FOLLOWED.labels("dead").inc()
-            log.error("notice given up", feed=feed, entry_id=_text(entry_id))
+            log.error("notice given up", feed=feed, entry_id=text(entry_id))
         return alive
 
     def _handle(self, batch: Iterable[tuple[str, Sequence[Entry]]]) -> int:
-        """Follow each notice of a batch (feeds and their entries) in turn, acknowledge those
-        followed, keep the others for later; one log line for the batch."""
+        """Follow the notices of a batch (feeds and their entries): each game's in turn, the
+        games at once on the follower's threads; acknowledge those followed (one round trip),
+        keep the others for later; one log line for the batch."""
         began = time.perf_counter()
-        handled = failed = held = 0
-        requests: list[str] = []
-        feeds = list(batch)
-        for number, (feed, entries) in enumerate(feeds):
+        feeds = [(feed, list(entries)) for feed, entries in batch]
+        waiting = ((feed, entry_id, later.game) for (feed, entry_id), later in self.later.items())
+        chains = chains_of(feeds, waiting)
+        away = threading.Event()  # set by the first chain that finds Redis out of reach
+        if self._pool is not None and len(chains) > 1:
+            results = list(
+                self._pool.map(lambda chain: follow_chain(chain, self.follow, away), chains)
+            )
+        else:
+            results = [follow_chain(chain, self.follow, away) for chain in chains]
+        followed = list(zip(chains, results, strict=True))
+        failed = held = 0
+        for chain, result in followed:
+            for entry_id in result.failed:
+                self._put_off(chain.feed, entry_id, chain.game, failed=True)
+            for entry_id in result.held:
+                self._put_off(chain.feed, entry_id, chain.game, failed=False)
+            failed += len(result.failed)
+            held += len(result.held)
+        done = [(chain.feed, entry_id) for chain, result in followed for entry_id in result.done]
+        error = next((result.away for result in results if result.away is not None), None)
+        if done:
             try:
-                done, failing, holding = self._follow(feed, entries, requests)
-            except RedisOutOfReach:
-                for later_feed, later_entries in feeds[number + 1 :]:  # kept, not counted
-                    for entry_id, fields in later_entries:
-                        self._keep(later_feed, entry_id, fields)
-                raise
-            if done:
-                self.client.xack(feed, GROUP, *done)
-            handled += len(done)
-            failed += failing
-            held += holding
-        if handled:
-            FOLLOWED.labels("ok").inc(handled)
+                self._acknowledge(done)
+            except Exception as lost:
+                if not out_of_reach(lost):
+                    raise
+                error, done = error or lost, []  # Redis went away: followed again, unharmed
+            else:
+                FOLLOWED.labels("ok").inc(len(done))
+        if error is not None:  # not the notices' failure: the others kept, uncounted
+            settled = {(c.feed, i) for c, r in followed for i in r.failed + r.held}
+            settled.update(done)
+            for feed, entries in feeds:
+                for entry_id, fields in entries:
+                    if (feed, entry_id) not in settled:
+                        self._keep(feed, entry_id, fields)
+            raise RedisOutOfReach(str(error)) from error
+        handled = len(done)
         if failed:
             FOLLOWED.labels("failed").inc(failed)
         if handled or failed or held:
+            requests = [request for result in results for request in result.requests]
             log.info("followed", notices=handled, failed=failed, held_back=held,
                      ms=round((time.perf_counter() - began) * 1000, 2),
                      request_ids=requests)  # fmt: skip
         return handled + failed + held
 
-    def _follow(
-        self, feed: str, entries: Iterable[Entry], requests: list[str]
-    ) -> tuple[list[bytes], int, int]:
-        """Follow the notices of one feed in turn: those followed, how many failed, how many
-        were held back behind a failed one of their game; the request id of each notice
-        followed or failed added to `requests`."""
-        done: list[bytes] = []
-        failed = held = 0
-        entries = list(entries)
-        for entry_id, fields in entries:
-            game = fields.get(b"g", b"").decode(errors="replace")
-            if self._behind(feed, entry_id, game):  # a failed notice of its game comes first
-                self._put_off(feed, entry_id, game, failed=False)
-                held += 1
-                continue
-            try:
-                notice = outbox_entry(entry_id, fields)
-                request_id = notice.meta.request_id if notice.meta is not None else ""
-                requests.append(request_id)
-                token = tracing.current.set(request_id)
-                try:
-                    with structlog.contextvars.bound_contextvars(request_id=request_id):
-                        self.follow(notice)
-                finally:
-                    tracing.current.reset(token)
-            except Exception as error:
-                if out_of_reach(error):  # not the notice's failure: Redis is away
-                    for kept_id, kept_fields in entries:  # none acknowledged yet: all kept
-                        self._keep(feed, kept_id, kept_fields)
-                    raise RedisOutOfReach(str(error)) from error
-                log.exception("a follow-up failed; its notice stays pending", game_id=game,
-                              entry_id=_text(entry_id))  # fmt: skip
-                failed += 1
-                self._put_off(feed, entry_id, game, failed=True)
-                continue
-            done.append(entry_id)
-            self.later.pop((feed, entry_id), None)
-        return done, failed, held
+    def _acknowledge(self, done: Sequence[tuple[str, bytes]]) -> None:
+        """Acknowledge the notices followed, every feed's in one round trip."""
+        by_feed: dict[str, list[bytes]] = {}
+        for feed, entry_id in done:
+            by_feed.setdefault(feed, []).append(entry_id)
+        with self.client.pipeline(transaction=False) as pipeline:
+            for feed, ids in by_feed.items():
+                pipeline.xack(feed, GROUP, *ids)
+            pipeline.execute()
+        for key in done:
+            self.later.pop(key, None)
 
-    def _behind(self, feed: str, entry_id: bytes, game: str) -> bool:
-        """Whether a notice of the same game before this one waits to be tried again."""
-        return any(
-            later.game == game and key[0] == feed and _order(key[1]) < _order(entry_id)
-            for key, later in self.later.items()
-        )
+    def close(self) -> None:
+        """Let the follower's threads go (a follower closed follows nothing more)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
 
     def _keep(self, feed: str, entry_id: bytes, fields: dict[bytes, bytes]) -> None:
         """Keep a notice to try again as soon as Redis answers, its failures as they were."""
@@ -323,13 +319,7 @@ class Follower:
 def _in_order(item: tuple[tuple[str, bytes], _Later]) -> tuple[str, tuple[int, int]]:
     """A pending notice's place: its feed, then its id."""
     (feed, entry_id), _later = item
-    return feed, _order(entry_id)
-
-
-def _order(entry_id: bytes) -> tuple[int, int]:
-    """A stream entry id as the pair it stands for (its time and sequence)."""
-    ms, _dash, sequence = entry_id.partition(b"-")
-    return int(ms), int(sequence or 0)
+    return feed, order(entry_id)
 
 
 def _streams(reply: Any) -> list[tuple[str, list[Entry]]]:
@@ -338,14 +328,10 @@ def _streams(reply: Any) -> list[tuple[str, list[Entry]]]:
         return []
     if isinstance(reply, dict):
         return [
-            (_text(feed), list(entries[0] if entries and isinstance(entries[0], list) else entries))
+            (text(feed), list(entries[0] if entries and isinstance(entries[0], list) else entries))
             for feed, entries in reply.items()
         ]
-    return [(_text(feed), list(entries)) for feed, entries in reply]
-
-
-def _text(value: Any) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)
+    return [(text(feed), list(entries)) for feed, entries in reply]
 
 
 def _bytes(value: Any) -> bytes:

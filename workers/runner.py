@@ -23,7 +23,8 @@ from workers.archiving import ArchiveLoop, archive_after_seconds
 from workers.context import WorkerContext, configure
 from workers.deadlines import fire_due
 from workers.follow_up import follow
-from workers.follower import Follower, out_of_reach
+from workers.follower import Follower
+from workers.game_chains import out_of_reach
 from workers.rq_workers import (
     MAINTENANCE_SECONDS,
     WORKER_TTL_SECONDS,
@@ -43,6 +44,9 @@ TIMER_SECONDS = 1.0
 """How often the timers due are fired (a deadline is met that late, at most)."""
 SWEEP_SECONDS = 5.0
 """How often a follower takes over the notices of dead followers and trims the feeds."""
+FOLLOW_THREADS = 8
+"""How many games a follower process follows at once (`patrician worker --follow-threads` or
+`PATRICIAN_FOLLOW_THREADS`): a follow-up mostly waits on Redis and on receivers."""
 CLAIM_IDLE_SECONDS = 30.0
 """How long a notice read by a follower stays pending before another takes it over (that
 one died): `patrician worker --claim-idle-seconds` or `PATRICIAN_CLAIM_IDLE_SECONDS`."""
@@ -52,11 +56,14 @@ def consumer_name() -> str:
     return f"{socket.gethostname()}-{os.getpid()}"
 
 
-def follower_of(context: WorkerContext, consumer: str, claim_idle_ms: int = 30_000) -> Follower:
-    """A follower on the context's store that runs each notice's follow-up with that context."""
+def follower_of(
+    context: WorkerContext, consumer: str, claim_idle_ms: int = 30_000, threads: int = 1
+) -> Follower:
+    """A follower on the context's store that runs each notice's follow-up with that context
+    (the games of a batch at once on `threads` threads)."""
     return Follower(
         context.store.client, context.store.keys, lambda notice: follow(context, notice),
-        consumer=consumer, claim_idle_ms=claim_idle_ms,
+        consumer=consumer, claim_idle_ms=claim_idle_ms, threads=threads,
     )  # fmt: skip
 
 
@@ -71,6 +78,10 @@ class FollowerLoop(Loop):
     def start(self) -> None:
         self.follower.ensure_groups()
         super().start()
+
+    def stop(self) -> None:
+        super().stop()
+        self.follower.close()
 
     def _run(self) -> None:
         swept = 0.0
@@ -200,6 +211,7 @@ def run_worker(
     context: WorkerContext,
     *,
     claim_idle_seconds: float = CLAIM_IDLE_SECONDS,
+    follow_threads: int = FOLLOW_THREADS,
     role: str = "all",
 ) -> None:
     """`patrician worker`: a follower, the timers, the scheduling, an RQ worker and the work
@@ -207,7 +219,8 @@ def run_worker(
     scheduling and the RQ worker; "follower": it alone; "later": the work nobody waits on
     alone, at a lower CPU priority).
     `claim_idle_seconds`: how long a notice read by a follower that died stays pending
-    before this one takes it over."""
+    before this one takes it over; `follow_threads`: how many games its follower follows at
+    once."""
     if role not in ROLES:
         raise ValueError(f"a worker's role is one of {', '.join(ROLES)}, not {role!r}")
     configure(context)
@@ -215,7 +228,8 @@ def run_worker(
     later = context.later_queue or queue
     loops: list[Loop] = []
     if role in ("all", "follower"):
-        follower = follower_of(context, consumer_name(), round(claim_idle_seconds * 1000))
+        claim_idle_ms = round(claim_idle_seconds * 1000)
+        follower = follower_of(context, consumer_name(), claim_idle_ms, follow_threads)
         loops.append(FollowerLoop(follower))
     worker: JobWorker | None = None
     if role == "later":  # its own process: the stack's go first for the CPU

@@ -82,6 +82,15 @@ def serve_command(
     "takes it over (or PATRICIAN_CLAIM_IDLE_SECONDS).",
 )
 @click.option(
+    "--follow-threads",
+    envvar="PATRICIAN_FOLLOW_THREADS",
+    default=8,
+    show_default=True,
+    type=click.IntRange(min=1, max=64),
+    help="How many games the follower follows at once, each on a thread (or "
+    "PATRICIAN_FOLLOW_THREADS; 1: one after another).",
+)
+@click.option(
     "--role",
     envvar="PATRICIAN_WORKER_ROLE",
     default="all",
@@ -95,6 +104,7 @@ def serve_command(
 def worker_command(
     redis_url: str,
     claim_idle_seconds: float,
+    follow_threads: int,
     role: str,
     queue_url: str | None,
     card_file: Path | None,
@@ -123,7 +133,9 @@ def worker_command(
     finally:
         client.close()
     context = worker_context(redis_url, card_file, queue_url)
-    run_worker(context, claim_idle_seconds=claim_idle_seconds, role=role)
+    run_worker(
+        context, claim_idle_seconds=claim_idle_seconds, follow_threads=follow_threads, role=role
+    )
 
 
 def _address(host: str, port: int) -> str:

@@ -1,11 +1,13 @@
 """The followers: each append's notice followed once by one follower and acknowledged only
 once its follow-up succeeded; a failed one tried again later, the game's later notices held
 back behind it, given up on after too many deliveries; a dead follower's notices taken over;
-acknowledged notices trimmed. With a fake follow-up (what a notice calls for is
-`workers.follow_up`'s business), on fakeredis and on the real Redis."""
+acknowledged notices trimmed; the games of a batch followed at once, each game's notices in
+turn. With a fake follow-up (what a notice calls for is `workers.follow_up`'s business), on
+fakeredis and on the real Redis, and each with a follower of one thread and of four."""
 
 from __future__ import annotations
 
+import threading
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -20,7 +22,8 @@ from store.client import EventStore
 from store.errors import StoreUnavailable
 from store.stored import AppendMeta, OutboxEntry
 from tests.server.live import REDIS_URL, delete_prefix
-from workers.follower import GROUP, Follower, RedisOutOfReach, out_of_reach
+from workers.follower import GROUP, Follower
+from workers.game_chains import RedisOutOfReach, out_of_reach
 
 E = b'{"type":"a"}'
 
@@ -35,6 +38,12 @@ def client(request: pytest.FixtureRequest) -> Iterator[Any]:
     real.close()
 
 
+@pytest.fixture(params=[1, 4], ids=["one thread", "four threads"])
+def threads(request: pytest.FixtureRequest) -> int:
+    """How many games a follower of the test follows at once."""
+    return int(request.param)
+
+
 @pytest.fixture
 def prefix(client: Any) -> Iterator[str]:
     name = f"test-follow-{uuid.uuid4().hex[:8]}"
@@ -45,14 +54,16 @@ def prefix(client: Any) -> Iterator[str]:
 
 class Followed:
     """A fake follow-up: what it was given (with the request id it ran under), failing for
-    the games in `failing`."""
+    the games in `failing`; safe to call from several threads."""
 
     def __init__(self) -> None:
         self.seen: list[tuple[OutboxEntry, str]] = []
         self.failing: set[str] = set()
+        self.lock = threading.Lock()
 
     def __call__(self, notice: OutboxEntry) -> str:
-        self.seen.append((notice, tracing.current.get()))
+        with self.lock:
+            self.seen.append((notice, tracing.current.get()))
         if notice.game_id in self.failing:
             raise ConnectionError("the store went away")
         return "done"
@@ -69,9 +80,11 @@ class Clock:
         return self.now
 
 
-def _follower(client: Any, prefix: str, consumer: str, follow: Any, **options: Any) -> Follower:
+def _follower(
+    client: Any, prefix: str, threads: int, consumer: str, follow: Any, **options: Any
+) -> Follower:
     store = EventStore(client, prefix=prefix, shards=4)
-    follower = Follower(client, store.keys, follow, consumer=consumer, **options)
+    follower = Follower(client, store.keys, follow, consumer=consumer, threads=threads, **options)
     follower.ensure_groups()
     return follower
 
@@ -90,12 +103,12 @@ def _appends(client: Any, prefix: str, games: int) -> None:
 
 
 def test_every_notice_is_followed_once_in_order_under_its_request_id_and_acknowledged(
-    client: Any, prefix: str
+    client: Any, prefix: str, threads: int
 ) -> None:
     _appends(client, prefix, 5)
     followed = Followed()
-    first = _follower(client, prefix, "one", followed)
-    second = _follower(client, prefix, "two", followed)
+    first = _follower(client, prefix, threads, "one", followed)
+    second = _follower(client, prefix, threads, "two", followed)
     assert first.step() + second.step() == 10, "each notice once, to one of the followers"
     assert sorted((n.game_id, n.last_version) for n, _r in followed.seen) == sorted(
         (f"g{n}", v) for n in range(5) for v in (2, 3)
@@ -111,7 +124,7 @@ def test_every_notice_is_followed_once_in_order_under_its_request_id_and_acknowl
 
 
 def test_a_failed_follow_up_stays_pending_holds_its_games_later_notices_and_runs_again(
-    client: Any, prefix: str
+    client: Any, prefix: str, threads: int
 ) -> None:
     """The store is out of reach for one game's follow-up: the other games go on; its two
     notices stay pending (the second held back behind the first, never run before it) and
@@ -119,7 +132,7 @@ def test_a_failed_follow_up_stays_pending_holds_its_games_later_notices_and_runs
     _appends(client, prefix, 3)
     followed, clock = Followed(), Clock()
     followed.failing.add("g1")
-    follower = _follower(client, prefix, "one", followed, clock=clock)
+    follower = _follower(client, prefix, threads, "one", followed, clock=clock)
     follower.step()
     assert followed.versions("g1") == [2], "the second is not run after the first failed"
     assert followed.versions("g0") == followed.versions("g2") == [2, 3], "the others go on"
@@ -143,10 +156,12 @@ class Outage:
     def __init__(self, left: int) -> None:
         self.left = left
         self.followed = Followed()
+        self.lock = threading.Lock()
 
     def __call__(self, notice: OutboxEntry) -> str:
-        if self.left:
-            self.left -= 1
+        with self.lock:
+            away, self.left = self.left > 0, max(self.left - 1, 0)
+        if away:
             try:
                 raise redis.exceptions.ConnectionError("Connection refused")
             except redis.exceptions.ConnectionError as error:
@@ -155,33 +170,37 @@ class Outage:
 
 
 def test_a_follow_up_that_finds_redis_away_runs_again_the_moment_it_answers_uncounted(
-    client: Any, prefix: str
+    client: Any, prefix: str, threads: int
 ) -> None:
     """Redis out of reach is not the notice's failure: the batch stops there, no other
-    notice is tried against a dead Redis, and the kept ones run again at once (not after the
+    notice is started against a dead Redis, and the kept ones run again at once (not after the
     1, 2, 5 s of a failed follow-up), in their order, without counting towards the dead
     letters."""
     _appends(client, prefix, 3)
     outage, clock = Outage(left=1), Clock()
-    follower = _follower(client, prefix, "one", outage, clock=clock, max_deliveries=2)
+    follower = _follower(client, prefix, threads, "one", outage, clock=clock, max_deliveries=2)
     with pytest.raises(RedisOutOfReach):
         follower.step()
-    assert outage.followed.seen == [], "nothing tried after the first found Redis away"
-    assert follower.health().pending == 6
+    if threads == 1:
+        assert outage.followed.seen == [], "nothing tried after the first found Redis away"
+    # on several threads, the other games' notices already under way were followed
+    assert follower.health().pending == 6 - len(outage.followed.seen), "those acknowledged"
     follower.step()  # Redis answers again: no time has passed
-    assert all(outage.followed.versions(f"g{n}") == [2, 3] for n in range(3)), "all, in order"
+    assert all(outage.followed.versions(f"g{n}") == [2, 3] for n in range(3)), (
+        "all, in order, each once"
+    )
     assert follower.health().pending == 0 and follower.health().dead == 0
     assert out_of_reach(StoreUnavailable("x")) is False, "an error of Redis's answer is not"
 
 
 def test_a_notice_whose_follow_up_keeps_failing_goes_to_the_dead_letters(
-    client: Any, prefix: str
+    client: Any, prefix: str, threads: int
 ) -> None:
     store = EventStore(client, prefix=prefix, shards=4)
     store.append("gx", 0, [E], "c1", metadata=_meta("req-x"))
     followed, clock = Followed(), Clock()
     followed.failing.add("gx")
-    follower = _follower(client, prefix, "one", followed, clock=clock, max_deliveries=3)
+    follower = _follower(client, prefix, threads, "one", followed, clock=clock, max_deliveries=3)
     for _ in range(6):
         follower.step()
         clock.now += 60
@@ -192,20 +211,22 @@ def test_a_notice_whose_follow_up_keeps_failing_goes_to_the_dead_letters(
 
 
 def test_the_notices_of_a_dead_follower_are_taken_over_and_too_many_deliveries_give_up(
-    client: Any, prefix: str
+    client: Any, prefix: str, threads: int
 ) -> None:
     _appends(client, prefix, 3)
-    dead = _follower(client, prefix, "dead", Followed())
+    dead = _follower(client, prefix, threads, "dead", Followed())
     reply = client.xreadgroup(GROUP, "dead", dict.fromkeys(dead.feeds, ">"), count=100)
     assert sum(len(entries) for _, entries in reply) == 6  # read, then the process died
     assert dead.health().pending == 6
     followed = Followed()
-    alive = _follower(client, prefix, "alive", followed, claim_idle_ms=0)
+    alive = _follower(client, prefix, threads, "alive", followed, claim_idle_ms=0)
     assert alive.reclaim() == 6
     assert len(followed.seen) == 6
     assert alive.health() == alive.health().__class__(pending=0, dead=0)
     # A notice whose followers keep dying: delivered again and again, then given up on.
-    stuck = _follower(client, prefix, "stuck", Followed(), claim_idle_ms=0, max_deliveries=2)
+    stuck = _follower(
+        client, prefix, threads, "stuck", Followed(), claim_idle_ms=0, max_deliveries=2
+    )
     client.xadd(stuck.feeds[0], {b"g": b"gx", b"c": b"1 1 00 n d"})
     client.xreadgroup(GROUP, "stuck", {stuck.feeds[0]: ">"}, count=100)
     for _ in range(2):  # two more followers took it and died
@@ -215,11 +236,11 @@ def test_the_notices_of_a_dead_follower_are_taken_over_and_too_many_deliveries_g
 
 
 def test_a_notice_written_before_notices_carried_metadata_is_followed_all_the_same(
-    client: Any, prefix: str
+    client: Any, prefix: str, threads: int
 ) -> None:
     """A deployment's feeds may hold notices of before: `g` and `c` only."""
     followed = Followed()
-    follower = _follower(client, prefix, "one", followed)
+    follower = _follower(client, prefix, threads, "one", followed)
     client.xadd(follower.feeds[1], {b"g": b"gold", b"c": b"4 6 nonce digest"})
     assert follower.step() == 1
     notice, request_id = followed.seen[0]
@@ -228,10 +249,10 @@ def test_a_notice_written_before_notices_carried_metadata_is_followed_all_the_sa
 
 
 def test_acknowledged_notices_are_trimmed_and_the_event_streams_never(
-    client: Any, prefix: str
+    client: Any, prefix: str, threads: int
 ) -> None:
     _appends(client, prefix, 6)
-    follower = _follower(client, prefix, "one", Followed())
+    follower = _follower(client, prefix, threads, "one", Followed())
     follower.step()
     follower.trim()
     left = sum(int(client.xlen(feed)) for feed in follower.feeds)
@@ -241,14 +262,68 @@ def test_acknowledged_notices_are_trimmed_and_the_event_streams_never(
 
 
 def test_notices_whose_ids_sort_otherwise_as_text_are_given_up_all_the_same(
-    client: Any, prefix: str
+    client: Any, prefix: str, threads: int
 ) -> None:
     """Stream ids compare as numbers: `1-10` comes after `1-9`, though not as text."""
     followed = Followed()
-    stuck = _follower(client, prefix, "stuck", followed, claim_idle_ms=0, max_deliveries=1)
+    stuck = _follower(client, prefix, threads, "stuck", followed, claim_idle_ms=0, max_deliveries=1)
     for sequence in (9, 10):
         client.xadd(stuck.feeds[0], {b"g": b"gx", b"c": b"1 1 00 n d"}, id=f"1-{sequence}")
     client.xreadgroup(GROUP, "dead", {stuck.feeds[0]: ">"}, count=100)
     client.xautoclaim(stuck.feeds[0], GROUP, "another", 0, "0-0", count=100)
     assert stuck.reclaim() == 0 and followed.seen == []
     assert stuck.health().dead == 2 and stuck.health().pending == 0
+
+
+class AtOnce:
+    """A fake follow-up that proves games are followed at the same time: the first notice of
+    each of `games` games waits until all of them are being followed (a barrier, which a
+    follower of one thread would break after its timeout); and that a game's notices never
+    overlap (each notes the games being followed while it runs)."""
+
+    def __init__(self, games: int) -> None:
+        self.barrier = threading.Barrier(games, timeout=10)
+        self.followed = Followed()
+        self.running: set[str] = set()
+        self.overlapped: list[str] = []
+        self.lock = threading.Lock()
+
+    def __call__(self, notice: OutboxEntry) -> str:
+        with self.lock:
+            if notice.game_id in self.running:
+                self.overlapped.append(notice.game_id)
+            self.running.add(notice.game_id)
+        try:
+            if notice.last_version == 2:
+                self.barrier.wait()
+            return self.followed(notice)
+        finally:
+            with self.lock:
+                self.running.discard(notice.game_id)
+
+
+def test_the_games_of_a_batch_are_followed_at_once_and_each_games_notices_in_turn(
+    client: Any, prefix: str
+) -> None:
+    """A follow-up mostly waits on Redis and on receivers: a follower's threads follow
+    several games together, so that a notice waits for the slowest game of its batch, not for
+    every notice before it; a game's own notices still run one after the other, in order."""
+    store = EventStore(client, prefix=prefix, shards=1)  # one feed: one batch of them all
+    for n in range(4):
+        store.append(f"g{n}", 0, [E, E], "c1", metadata=_meta(f"req-{n}-1"))
+    for n in range(4):
+        for version in range(2, 6):
+            store.append(f"g{n}", version, [E], f"c{version}", metadata=_meta(f"r{n}-{version}"))
+    at_once = AtOnce(games=4)
+    follower = Follower(client, store.keys, at_once, consumer="one", count=100, threads=4)
+    follower.ensure_groups()
+    try:
+        assert follower.step() == 20, "the whole batch in one step"
+    finally:
+        follower.close()
+    assert not at_once.barrier.broken, "the four games were followed at the same time"
+    assert all(at_once.followed.versions(f"g{n}") == [2, 3, 4, 5, 6] for n in range(4)), (
+        "each game's notices in their order"
+    )
+    assert at_once.overlapped == [], "never two notices of one game at once"
+    assert follower.health().pending == 0, "all acknowledged"
