@@ -2,7 +2,8 @@
 `.venv/bin/python bench/workers.py [--redis-url URL] [--entries N]`.
 
 - The followers' own cost: N outbox notices (real appends to N/2 games, two each, with the
-  command path's metadata) followed by `Follower.step` with a follow-up that does nothing,
+  command path's metadata) followed by `Follower.step` with a follow-up that does nothing
+  (on one thread, then on as many as a worker runs: `workers.runner.FOLLOW_THREADS`),
   beside a bare `XREADGROUP` + `XACK` loop over the same number of entries of the same feeds
   in batches of the same size, in the same run: the difference per notice is what the
   pipeline costs an append beyond its follow-up's own work (target: at most 0.1 ms).
@@ -44,6 +45,7 @@ from store.client import EventStore  # noqa: E402
 from store.stored import AppendMeta  # noqa: E402
 from tests.workers.sink import Sink  # noqa: E402
 from workers.follower import BATCH, GROUP, Follower  # noqa: E402
+from workers.runner import FOLLOW_THREADS  # noqa: E402
 
 EVENT = b'{"type":"card_played","seat":1,"card":"c17"}'
 OVERHEAD_TARGET_MS = 0.1
@@ -121,14 +123,17 @@ def _fill(client: redis.Redis, prefix: str, entries: int) -> EventStore:
     return store
 
 
-def _follow(client: redis.Redis, prefix: str, entries: int) -> float:
-    """Notices a second through a follower whose follow-up does nothing."""
+def _follow(client: redis.Redis, prefix: str, entries: int, threads: int) -> float:
+    """Notices a second through a follower whose follow-up does nothing, on `threads`."""
     store = _fill(client, prefix, entries)
-    follower = Follower(client, store.keys, lambda _notice: None, consumer="bench")
+    follower = Follower(client, store.keys, lambda _notice: None, consumer="bench", threads=threads)
     follower.ensure_groups()
     started, handled = time.perf_counter(), 0
-    while handled < entries:
-        handled += follower.step()
+    try:
+        while handled < entries:
+            handled += follower.step()
+    finally:
+        follower.close()
     return entries / (time.perf_counter() - started)
 
 
@@ -260,14 +265,17 @@ def main() -> None:
     client = redis.Redis.from_url(args.redis_url)
     prefixes = [f"bench-workers-{uuid.uuid4().hex[:8]}" for _ in range(3)]
     try:
-        followed = _follow(client, prefixes[0], args.entries)
         bare = _bare(client, prefixes[1], args.entries)
-        overhead = (1 / followed - 1 / bare) * 1000
-        verdict = "met" if overhead <= OVERHEAD_TARGET_MS else "MISSED"
-        print(f"follower, a follow-up that does nothing: {followed:,.0f} notices/s; bare "
-              f"XREADGROUP + XACK {bare:,.0f}/s over as many entries, {BATCH} at a time "
-              f"(ratio {followed / bare:.2f}); the pipeline's own cost {overhead:.3f} ms a "
-              f"notice, target <= {OVERHEAD_TARGET_MS} ms: {verdict}")  # fmt: skip
+        for threads in (1, FOLLOW_THREADS):  # one after another, and as a worker runs them
+            _delete(client, prefixes[0])
+            followed = _follow(client, prefixes[0], args.entries, threads)
+            overhead = (1 / followed - 1 / bare) * 1000
+            verdict = "met" if overhead <= OVERHEAD_TARGET_MS else "MISSED"
+            print(f"follower on {threads} thread(s), a follow-up that does nothing: "
+                  f"{followed:,.0f} notices/s; bare XREADGROUP + XACK {bare:,.0f}/s over as "
+                  f"many entries, {BATCH} at a time (ratio {followed / bare:.2f}); the "
+                  f"pipeline's own cost {overhead:.3f} ms a notice, target <= "
+                  f"{OVERHEAD_TARGET_MS} ms: {verdict}")  # fmt: skip
         _latency(args.redis_url, prefixes[2])
     finally:
         for prefix in prefixes:
