@@ -10,13 +10,12 @@ ones it read.
 
 from __future__ import annotations
 
-from cachetools import LRUCache
-
 from store.archive import ArchiveBroken, GameArchive, unpack
 from store.context import Context
 from store.errors import CorruptGame, StoreError
 from store.keys import GameKeys
 from store.protocol import Call, Op
+from store.shared_lru import SharedLRU
 from store.shelf import ShelfBroken, is_reference
 
 
@@ -33,8 +32,9 @@ def archive_key(keys: GameKeys) -> str:
     return keys.events.removesuffix("events") + "archive"
 
 
-_unpacked: LRUCache[str, GameArchive] = LRUCache(64)
-"""The archives read last, by key: an archive never changes (docs/store.md, "Caches")."""
+_unpacked: SharedLRU[str, GameArchive] = SharedLRU(64)
+"""The archives read last, by key: an archive never changes (docs/store.md, "Caches"); shared
+by the threads of a follower."""
 
 
 def known_archive(ctx: Context, game_id: str) -> GameArchive | None:
@@ -55,7 +55,7 @@ def load_archive(ctx: Context, game_id: str) -> Op[GameArchive | None]:
         archive = unpack(archive_bytes(ctx, bytes(packed)), game_id)
     except (ArchiveBroken, ShelfBroken) as broken:
         raise CorruptGame(f"game {game_id}: its archive does not read: {broken}") from None
-    _unpacked[key] = archive
+    _unpacked.put(key, archive)
     return archive
 
 

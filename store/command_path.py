@@ -6,35 +6,26 @@ all take it, so that none of them needs another to know its shape.
 
 from __future__ import annotations
 
-from threading import Lock
-
-from cachetools import LRUCache
-
 from domain.gamedata import GameData
 from domain.state import State
 from store.context import Context
 from store.loading import SnapshotPolicy
+from store.shared_lru import SharedLRU
 
 
 class StateCache:
     """The latest states of recently used games, by game id. A cached state is only a
-    starting point: the append checks the version, and reads catch up from Redis. Safe to
-    share between threads (a follower follows several games at once): cachetools' caches
-    are not, so a lock guards it."""
+    starting point: the append checks the version, and reads catch up from Redis. Shared by
+    the threads of a follower (`store.shared_lru`)."""
 
     def __init__(self, size: int = 2048) -> None:
-        self._states: LRUCache[str, State] = LRUCache(size)
-        self._lock = Lock()
+        self._states: SharedLRU[str, State] = SharedLRU(size)
 
     def get(self, game_id: str) -> State | None:
-        with self._lock:
-            return self._states.get(game_id)
+        return self._states.get(game_id)
 
     def put(self, game_id: str, state: State) -> None:
-        with self._lock:
-            known = self._states.get(game_id)
-            if known is None or known.version <= state.version:
-                self._states[game_id] = state
+        self._states.put(game_id, state, unless=lambda known: known.version > state.version)
 
 
 class CommandPath:

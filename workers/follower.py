@@ -217,7 +217,7 @@ class Follower:
         keep the others for later; one log line for the batch."""
         began = time.perf_counter()
         feeds = [(feed, list(entries)) for feed, entries in batch]
-        waiting = ((feed, entry_id, later.game) for (feed, entry_id), later in self.later.items())
+        waiting = [(feed, entry_id, later.game) for (feed, entry_id), later in self.later.items()]
         chains = chains_of(feeds, waiting)
         away = threading.Event()  # set by the first chain that finds Redis out of reach
         if self._pool is not None and len(chains) > 1:
@@ -237,22 +237,27 @@ class Follower:
             held += len(result.held)
         done = [(chain.feed, entry_id) for chain, result in followed for entry_id in result.done]
         error = next((result.away for result in results if result.away is not None), None)
+        refused: Exception | None = None
         if done:
             try:
                 self._acknowledge(done)
-            except Exception as lost:
-                if not out_of_reach(lost):
-                    raise
-                error, done = error or lost, []  # Redis went away: followed again, unharmed
+            except Exception as lost:  # followed again, unharmed (idempotent)
+                done = []
+                if out_of_reach(lost):
+                    error = error or lost
+                else:
+                    refused = lost
             else:
                 FOLLOWED.labels("ok").inc(len(done))
-        if error is not None:  # not the notices' failure: the others kept, uncounted
+        if error is not None or refused is not None:  # the others kept, no failure counted
             settled = {(c.feed, i) for c, r in followed for i in r.failed + r.held}
             settled.update(done)
             for feed, entries in feeds:
                 for entry_id, fields in entries:
                     if (feed, entry_id) not in settled:
                         self._keep(feed, entry_id, fields)
+            if refused is not None:
+                raise refused
             raise RedisOutOfReach(str(error)) from error
         handled = len(done)
         if failed:

@@ -10,7 +10,7 @@ not tried because Redis was found out of reach) is settled by the follower after
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import structlog
@@ -46,8 +46,10 @@ class Chain:
     feed: str
     game: str
     entries: list[Entry] = field(default_factory=list)
-    behind: bool = False
-    """Whether a notice of the game before them, not in the batch, waits to be tried again."""
+    held_from: int = 0
+    """The first of `entries` that a notice of the game not in the batch, waiting to be
+    tried again, comes before (it and the rest are held back behind it; `len(entries)`:
+    none). Set by `chains_of`."""
 
 
 @dataclass
@@ -64,11 +66,11 @@ class Outcome:
 
 
 def chains_of(
-    feeds: Sequence[tuple[str, list[Entry]]], waiting: Iterable[tuple[str, bytes, str]]
+    feeds: Sequence[tuple[str, list[Entry]]], waiting: Sequence[tuple[str, bytes, str]]
 ) -> list[Chain]:
-    """The notices of a batch by game, each game's in their order, with whether a notice
-    of that game not in the batch (of those `waiting` to be tried again: feed, id, game)
-    comes before them (a game's notices all lie in one feed)."""
+    """The notices of a batch by game, each game's in their order, with the first of them
+    that a notice of that game not in the batch (of those `waiting` to be tried again: feed,
+    id, game) comes before (a game's notices all lie in one feed)."""
     chains: dict[tuple[str, str], Chain] = {}
     for feed, entries in feeds:
         for entry_id, fields in entries:
@@ -79,11 +81,15 @@ def chains_of(
             chain.entries.append((entry_id, fields))
     for chain in chains.values():
         ours = {entry_id for entry_id, _fields in chain.entries}
-        first = order(chain.entries[0][0])
-        chain.behind = any(
-            game == chain.game and feed == chain.feed and entry_id not in ours
-            and order(entry_id) < first
-            for feed, entry_id, game in waiting
+        earlier = [
+            order(entry_id) for feed, entry_id, game in waiting
+            if game == chain.game and feed == chain.feed and entry_id not in ours
+        ]  # fmt: skip
+        first_waiting = min(earlier, default=None)
+        chain.held_from = next(
+            (n for n, (entry_id, _f) in enumerate(chain.entries)
+             if first_waiting is not None and first_waiting < order(entry_id)),
+            len(chain.entries),
         )  # fmt: skip
     return list(chains.values())
 
@@ -93,11 +99,8 @@ def follow_chain(chain: Chain, follow: Follow, away: threading.Event) -> Outcome
     behind it; once any notice of the batch found Redis out of reach (`away`), no other is
     started."""
     outcome = Outcome()
-    if chain.behind:  # a failed notice of its game comes first
-        outcome.held.extend(entry_id for entry_id, _fields in chain.entries)
-        return outcome
-    for entry_id, fields in chain.entries:
-        if outcome.failed:
+    for number, (entry_id, fields) in enumerate(chain.entries):
+        if outcome.failed or number >= chain.held_from:  # a failed one of its game first
             outcome.held.append(entry_id)
             continue
         if away.is_set():

@@ -149,6 +149,35 @@ def test_a_failed_follow_up_stays_pending_holds_its_games_later_notices_and_runs
     assert follower.health().pending == 0 and follower.health().dead == 0
 
 
+def test_a_games_notice_read_while_an_earlier_one_waits_is_held_back_whatever_comes_first(
+    client: Any, prefix: str, threads: int
+) -> None:
+    """A game's failed notice waits to be tried again; a later read brings another game's
+    notice first, then that game's next one (one feed): the next one is held back, never
+    followed before the one it comes after, whatever the other games of the batch are."""
+    store = EventStore(client, prefix=prefix, shards=1)
+    followed, clock = Followed(), Clock()
+    follower = Follower(client, store.keys, followed, consumer="one", threads=threads,
+                        clock=clock)  # fmt: skip
+    follower.ensure_groups()
+    try:
+        store.append("g1", 0, [E], "c1", metadata=_meta("g1-1"))
+        followed.failing.add("g1")
+        follower.step()
+        followed.failing.clear()
+        store.append("g0", 0, [E], "c1", metadata=_meta("g0-1"))
+        store.append("g1", 1, [E], "c2", metadata=_meta("g1-2"))
+        follower.step()  # its first is not due again yet
+        assert followed.versions("g0") == [1], "the other game goes on"
+        assert followed.versions("g1") == [1], "the second not before the first"
+        clock.now += 1.0
+        follower.step()
+        assert followed.versions("g1") == [1, 1, 2], "then both, in their order"
+        assert follower.health().pending == 0
+    finally:
+        follower.close()
+
+
 class Outage:
     """A fake follow-up that finds Redis out of reach (as the store says it: its error
     translated, redis-py's as the cause) for the next `left` notices it is given."""
