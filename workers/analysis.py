@@ -14,7 +14,6 @@ import contextlib
 from typing import NamedTuple
 
 import msgspec
-from cachetools import LRUCache
 from rq import Queue
 from rq.exceptions import DuplicateJobError, NoSuchJobError
 from rq.job import Job, JobStatus
@@ -26,6 +25,7 @@ from domain.state import State
 from projections.analysis import SLICE, Slice, encode_slice, read_analysis
 from store.analysis import GameAccuracy, analysis_op, write_accuracies_op, write_slice_op
 from store.reads import batches_op, log_op
+from store.shared_lru import SharedLRU
 from store.stored import meta_decoder
 from workers.bot_play import levels_of
 from workers.context import WorkerContext, current
@@ -121,7 +121,7 @@ class _Finished(NamedTuple):
     (`_by_version`)."""
 
 
-_FINISHED: LRUCache[tuple[str, str], _Finished] = LRUCache(maxsize=8)
+_FINISHED: SharedLRU[tuple[str, str], _Finished] = SharedLRU(8)
 """The last finished games analysed in this process: a finished game never changes, and its
 slices' jobs, one after the other, mostly come to the same worker (read once, not each
 slice: its log, its fold, its decisions and its appends' metadata)."""
@@ -139,7 +139,8 @@ def _finished(context: WorkerContext, game_id: str) -> _Finished | None:
     by = _by_version(context, game_id, levels_of(context, game_id, state, {}))
     seat_player = _players_by_seat(state)
     made_by = {d.version: made for d in found if (made := by.get((d.version, seat_player[d.seat])))}
-    game = _FINISHED[key] = _Finished(log, state, found, made_by)
+    game = _Finished(log, state, found, made_by)
+    _FINISHED.put(key, game)
     return game
 
 

@@ -148,18 +148,23 @@ class LiveServer(Started):
 
 
 def serving(
-    kind: str, log_dir: Path, redis_url: str, env: dict[str, str] | None = None
+    kind: str,
+    log_dir: Path,
+    redis_url: str | None,
+    env: dict[str, str] | None = None,
+    timeout: float = 20.0,
 ) -> Iterator[LiveServer]:
-    """A fixture's body: one `patrician serve` under a new key prefix, started, yielded, then
-    stopped and its keys deleted."""
+    """A fixture's body: one `patrician serve` under a new key prefix (on its embedded store
+    when `redis_url` is None), started, yielded, then stopped and its keys deleted."""
     prefix = unique_prefix(kind)
     server = LiveServer(prefix, log_dir, redis_url, env=env)
     try:
-        server.start()
+        server.start(timeout)
         yield server
     finally:
         server.stop()
-        delete_prefix(prefix, redis_url)
+        if redis_url is not None:
+            delete_prefix(prefix, redis_url)
 
 
 @contextmanager

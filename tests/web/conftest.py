@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page, sync_playwright
 
-from tests.server.live import LiveServer
+from tests.server.live import LiveServer, serving
 from tests.web.browser import CHROMIUM, Watched
 
 ARTIFACTS = Path(os.environ.get("PATRICIAN_ARTIFACTS", Path(__file__).parents[2] / ".artifacts"))
@@ -27,12 +27,7 @@ ARTIFACTS = Path(os.environ.get("PATRICIAN_ARTIFACTS", Path(__file__).parents[2]
 def web_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     # Loopback allowed as a push service's address: the push tests run one there.
     allow = {"PATRICIAN_WEBHOOK_ALLOW": "127.0.0.1"}
-    server = LiveServer("web", tmp_path_factory.mktemp("web"), redis_url=None, env=allow)
-    try:
-        server.start(timeout=30)
-        yield server
-    finally:
-        server.stop()
+    yield from serving("web", tmp_path_factory.mktemp("web"), None, env=allow, timeout=30)
 
 
 @pytest.hookimpl(wrapper=True)

@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from tests.server.client import Api
-from tests.server.live import LiveServer
+from tests.server.live import LiveServer, serving
 from tests.web.browser import SIZES, Watched, not_blank
 
 
@@ -24,12 +24,7 @@ def analysing(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     """A server of its own that analyses finished games (the others' do not, tests/
     conftest.py), on a budget that finds a random bot's mistakes in a few seconds."""
     env = {"PATRICIAN_ANALYSIS_ITERATIONS": "100"}
-    server = LiveServer("analysis", tmp_path_factory.mktemp("analysis"), redis_url=None, env=env)
-    try:
-        server.start(timeout=30)
-        yield server
-    finally:
-        server.stop()
+    yield from serving("analysis", tmp_path_factory.mktemp("analysis"), None, env=env, timeout=30)
 
 
 @pytest.fixture(scope="module")
